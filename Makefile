@@ -1,0 +1,83 @@
+# Every workflow of the course. `make book` and `make test` create .venv when it is missing.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+TT_VENV ?= .venv-torchtext
+TT_BIN := $(TT_VENV)/bin
+JOBS ?= 2
+PROFILE ?= ci
+
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: help venv doctor book book-check execute test test-python test-notebooks test-exercises \
+        test-torchtext lint assign benchmark clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+$(BIN)/.installed: pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[book,dev]"
+	$(BIN)/python -m ipykernel install --prefix $(VENV) --name python3 >/dev/null
+	@touch $@
+
+venv: $(BIN)/.installed  ## create .venv and install coursekit with the book and dev extras
+
+doctor: venv  ## versions, device, profile and data cache as the course sees them
+	$(BIN)/coursekit doctor
+
+book: venv  ## build the HTML site (needs a network once for the theme); offline: content check
+	@if $(BIN)/python -m coursekit.book online; then \
+	    cd book && ../$(BIN)/jupyter-book build --html --strict; \
+	    echo "HTML site: book/_build/html/index.html"; \
+	else \
+	    echo "No network: Jupyter Book downloads its theme at the first HTML build."; \
+	    echo "Running the offline content check instead (stub theme, --strict)."; \
+	    $(MAKE) --no-print-directory book-check; \
+	fi
+
+book-check: venv  ## offline content check of the book with a stub theme
+	$(BIN)/python -m coursekit.book check book
+
+execute: venv  ## re-execute the chapters in the full profile and store their outputs
+	COURSEKIT_PROFILE=full $(BIN)/python -m coursekit.book execute book/[0-9]*.ipynb
+
+assign: venv  ## regenerate exercises/ from solutions/
+	$(BIN)/coursekit assign solutions/ exercises/
+
+test: venv test-python test-notebooks test-exercises book-check test-torchtext  ## run every test
+
+test-python: venv  ## unit, parity, data, grading and configuration tests
+	$(BIN)/python -m pytest -n $(JOBS) tests --ignore=tests/torchtext -p no:cacheprovider
+
+test-notebooks: venv  ## nbval over the book and the solutions (PROFILE=ci by default, or full)
+	COURSEKIT_PROFILE=$(PROFILE) $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	    -p no:cacheprovider book/*.ipynb solutions/*.ipynb
+
+test-exercises: venv  ## run the student notebooks: every check must report "not implemented"
+	COURSEKIT_PROFILE=ci $(BIN)/python -m coursekit.grading.selfcheck exercises/
+
+$(TT_BIN)/.installed: tests/torchtext/requirements.txt
+	@test -x $(TT_BIN)/python || $(PYTHON) -m venv $(TT_VENV)
+	$(TT_BIN)/python -m pip install --quiet -r tests/torchtext/requirements.txt
+	$(TT_BIN)/python -m pip install --quiet --no-deps -e .
+	@touch $@
+
+test-torchtext: $(TT_BIN)/.installed  ## id-for-id parity with torchtext 0.18 in its own venv
+	$(TT_BIN)/python -m pytest tests/torchtext -p no:cacheprovider
+
+lint: venv  ## ruff
+	$(BIN)/ruff check coursekit tests benchmarks
+	$(BIN)/ruff format --check coursekit tests benchmarks
+
+benchmark: venv  ## ratio benchmarks against the production twins
+	$(BIN)/python -m benchmarks
+
+clean:  ## remove build outputs (keeps the virtual environments)
+	rm -rf book/_build .pytest_cache
