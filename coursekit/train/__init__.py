@@ -1,0 +1,40 @@
+"""Training: the :func:`fit` loop every chapter uses, and the pieces it is made of.
+
+:func:`fit` trains with gradient clipping, early stopping, a progress bar, a :class:`History`
+of losses, metrics and gradient norms, and atomic checkpoints from which a run resumes exactly
+(Chapter 1, Text as sequences).
+"""
+
+from __future__ import annotations
+
+from coursekit.train.checkpoint import load_checkpoint, save_checkpoint
+from coursekit.train.clipping import clip_gradients, global_grad_norm
+from coursekit.train.early_stopping import EarlyStopping
+from coursekit.train.evaluation import (
+    evaluating,
+    mean_batch_loss,
+    model_device,
+    modes_restored,
+    move_to_device,
+)
+from coursekit.train.history import History
+from coursekit.train.loop import fit
+from coursekit.train.rng import capture_rng_state, data_generators, restore_rng_state
+
+__all__ = [
+    "EarlyStopping",
+    "History",
+    "capture_rng_state",
+    "clip_gradients",
+    "data_generators",
+    "evaluating",
+    "fit",
+    "global_grad_norm",
+    "load_checkpoint",
+    "mean_batch_loss",
+    "model_device",
+    "modes_restored",
+    "move_to_device",
+    "restore_rng_state",
+    "save_checkpoint",
+]

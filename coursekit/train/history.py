@@ -1,0 +1,74 @@
+"""What a training run records, epoch by epoch and step by step (Chapter 1, Text as sequences)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from matplotlib.figure import Figure
+
+
+@dataclass
+class History:
+    """The record of one :func:`coursekit.train.fit` run; epochs are numbered from 1.
+
+    Per epoch: ``train_loss`` (mean of the step losses), ``valid_loss`` (mean validation batch
+    loss, empty without validation batches) and ``metrics[name]``. Per optimizer step:
+    ``step_loss`` and ``grad_norm``, the global gradient norm ``||g|| = sqrt(sum_i ||g_i||^2)``
+    *before* clipping (Chapter 2 plots it to show exploding gradients). ``best_epoch`` is the
+    epoch with the best monitored value and ``stopped_early`` tells whether early stopping ended
+    the run.
+    """
+
+    train_loss: list[float] = field(default_factory=list)
+    valid_loss: list[float] = field(default_factory=list)
+    metrics: dict[str, list[float]] = field(default_factory=dict)
+    step_loss: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)
+    best_epoch: int | None = None
+    stopped_early: bool = False
+
+    @property
+    def epochs(self) -> int:
+        """The number of completed epochs."""
+        return len(self.train_loss)
+
+    def values(self, name: str) -> list[float]:
+        """The per-epoch values of ``"train_loss"``, ``"valid_loss"`` or a metric's name."""
+        if name in ("train_loss", "valid_loss"):
+            return getattr(self, name)
+        if name in self.metrics:
+            return self.metrics[name]
+        known = ["train_loss", "valid_loss", *self.metrics]
+        raise KeyError(f"no per-epoch values named {name!r}; known: {known}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict of lists and numbers (JSON-ready; what checkpoints store)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> History:
+        """Rebuild a History from :meth:`to_dict`'s output."""
+        return cls(**record)
+
+    def plot(self) -> Figure:
+        """Loss curves per epoch (and one panel per metric), the best epoch marked; returns the
+        matplotlib Figure, which a notebook displays.
+        """
+        panels = [
+            ("loss", ["train_loss", "valid_loss"]),
+            *((name, [name]) for name in self.metrics),
+        ]
+        figure = Figure(figsize=(5 * len(panels), 3.5), layout="constrained")
+        for axes, (title, names) in zip(
+            figure.subplots(1, len(panels), squeeze=False)[0], panels, strict=True
+        ):
+            for name in names:
+                values = self.values(name)
+                if values:
+                    axes.plot(range(1, len(values) + 1), values, marker="o", label=name)
+            if self.best_epoch is not None:
+                axes.axvline(self.best_epoch, color="grey", linestyle=":", label="best epoch")
+            axes.set(title=title, xlabel="epoch")
+            axes.legend()
+        return figure

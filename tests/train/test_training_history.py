@@ -1,0 +1,48 @@
+"""History: per-epoch values by name, a plain-dict round trip, and a plot."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from matplotlib.figure import Figure
+
+from coursekit.train import History
+
+
+def sample_history() -> History:
+    return History(
+        train_loss=[3.0, 2.0, 1.5],
+        valid_loss=[3.2, 2.5, 2.7],
+        metrics={"accuracy": [0.2, 0.5, 0.4]},
+        step_loss=[3.5, 2.5, 2.1, 1.9, 1.6, 1.4],
+        grad_norm=[9.0, 4.0, 3.0, 2.0, 1.0, 1.0],
+        best_epoch=2,
+    )
+
+
+def test_values_by_name() -> None:
+    history = sample_history()
+    assert history.epochs == 3
+    assert history.values("valid_loss") == [3.2, 2.5, 2.7]
+    assert history.values("accuracy") == [0.2, 0.5, 0.4]
+    with pytest.raises(KeyError, match="known: \\['train_loss', 'valid_loss', 'accuracy'\\]"):
+        history.values("bleu")
+
+
+def test_dict_round_trip_is_json_ready() -> None:
+    history = sample_history()
+    record = json.loads(json.dumps(history.to_dict()))
+    assert History.from_dict(record) == history
+    assert record["best_epoch"] == 2 and record["stopped_early"] is False
+
+
+def test_plot_draws_one_panel_per_quantity() -> None:
+    figure = sample_history().plot()
+    assert isinstance(figure, Figure)
+    loss_axes, accuracy_axes = figure.axes
+    assert [line.get_label() for line in loss_axes.get_lines()][:2] == ["train_loss", "valid_loss"]
+    assert list(loss_axes.get_lines()[1].get_ydata()) == [3.2, 2.5, 2.7]
+    assert accuracy_axes.get_title() == "accuracy"
+    assert list(accuracy_axes.get_lines()[0].get_xdata()) == [1, 2, 3]
+    assert len(History(train_loss=[1.0]).plot().axes) == 1
