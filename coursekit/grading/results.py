@@ -1,0 +1,93 @@
+"""What grading a question produced: one :class:`CaseResult` per case, summed in a
+:class:`QuestionResult` that a notebook prints and a gradebook stores as JSON.
+
+Scoring is proportional: a question worth ``p`` points whose answer passes ``k`` of its ``n``
+cases earns ``p * k / n`` points, rounded to two decimals. Chapter 1, Text as sequences, has the
+first exercises graded this way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Status = Literal["passed", "failed", "not implemented", "error"]
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The verdict on one case: ``status`` is ``"passed"``, ``"failed"`` (wrong value),
+    ``"not implemented"`` (the stub raised ``NotImplementedError``) or ``"error"`` (another
+    exception); ``message`` says what went wrong and is empty when the case passed.
+
+    See the book's Exercises page.
+    """
+
+    number: int
+    description: str
+    status: Status
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True when the answer matched the reference on this case."""
+        return self.status == "passed"
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """The verdict on one question, summarised from its cases.
+
+    ``status`` is ``"passed"`` when every case passed, ``"not implemented"`` when every case
+    raised ``NotImplementedError``, ``"error"`` when any case raised another exception, and
+    ``"failed"`` otherwise.
+
+    See the book's Exercises page.
+    """
+
+    question_id: str
+    title: str
+    answer_name: str
+    points_possible: float
+    cases: list[CaseResult] = field(default_factory=list)
+
+    @property
+    def passed_count(self) -> int:
+        """How many cases passed."""
+        return sum(case.passed for case in self.cases)
+
+    @property
+    def points_earned(self) -> float:
+        """``points_possible * passed / cases``, rounded to two decimals."""
+        if not self.cases:
+            return 0.0
+        return round(self.points_possible * self.passed_count / len(self.cases), 2)
+
+    @property
+    def status(self) -> Status:
+        """The question's status, by the rule in the class docstring."""
+        statuses = {case.status for case in self.cases}
+        if statuses == {"passed"}:
+            return "passed"
+        if statuses == {"not implemented"}:
+            return "not implemented"
+        if "error" in statuses:
+            return "error"
+        return "failed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-serialisable data: ids, status, points and every case's verdict."""
+        return {
+            "question_id": self.question_id,
+            "title": self.title,
+            "status": self.status,
+            "points_earned": self.points_earned,
+            "points_possible": self.points_possible,
+            "passed": self.passed_count,
+            "total": len(self.cases),
+            "cases": [{**asdict(case), "passed": case.passed} for case in self.cases],
+        }
+
+    def __repr__(self) -> str:
+        earned, possible = self.points_earned, self.points_possible
+        return f"<QuestionResult {self.question_id}: {self.status}, {earned:g}/{possible:g} points>"

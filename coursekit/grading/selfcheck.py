@@ -1,0 +1,129 @@
+"""Prove that the student notebooks run: ``python -m coursekit.grading.selfcheck exercises/``.
+
+Each exercise notebook is executed top to bottom in a fresh ``python3`` kernel with
+``COURSEKIT_PROFILE=ci``. It passes when no cell raises and every ``check`` cell (a code cell
+whose metadata is ``{"coursekit": {"question": ..., "role": "check"}}``) prints the
+"not implemented yet" report of its question: the stubs must fail gracefully, not crash the
+notebook, and must not pass by accident. Chapter 1, Text as sequences, has the first exercises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import nbformat
+
+from coursekit.grading.questions import get_question
+from coursekit.grading.report import not_implemented_line
+
+KERNEL_NAME = "python3"
+
+
+def check_cells(notebook: nbformat.NotebookNode) -> list[tuple[int, str]]:
+    """``(cell index, question id)`` of every check cell of ``notebook`` (book: Exercises)."""
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        marks = cell.metadata.get("coursekit", {})
+        if cell.cell_type == "code" and marks.get("role") == "check" and "question" in marks:
+            found.append((index, marks["question"]))
+    return found
+
+
+def printed_text(cell: nbformat.NotebookNode) -> str:
+    """Everything a code cell printed or displayed as plain text (book: Exercises)."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type in ("execute_result", "display_data"):
+            parts.append(output.data.get("text/plain", ""))
+    return "".join(parts)
+
+
+def selfcheck_notebook(path: Path, *, timeout: int = 300) -> list[str]:
+    """Execute the exercise notebook ``path``; return its problems ([] when it behaves).
+
+    See the book's Exercises page.
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    notebook = nbformat.read(path, as_version=4)
+    expected = check_cells(notebook)
+    if not expected:
+        return [f"{path}: no check cells (code cells with coursekit role 'check')"]
+    client = NotebookClient(
+        notebook,
+        kernel_name=KERNEL_NAME,
+        timeout=timeout,
+        allow_errors=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    try:
+        client.execute(env={**os.environ, "COURSEKIT_PROFILE": "ci"})
+    except CellExecutionError as error:
+        failing = [
+            index
+            for index, cell in enumerate(notebook.cells)
+            if any(output.output_type == "error" for output in cell.get("outputs", []))
+        ]
+        where = f"cell {failing[0]}" if failing else "a cell"
+        return [f"{path}: {where} raised {error.ename}: {error.evalue}"]
+    problems = []
+    for index, question_id in expected:
+        question = get_question(question_id)
+        wanted = not_implemented_line(question.id, question.title, question.answer_name)
+        printed = printed_text(notebook.cells[index])
+        if wanted not in printed:
+            shown = printed.strip().splitlines()[0] if printed.strip() else "nothing"
+            problems.append(
+                f"{path}: cell {index} ({question_id}) should report 'not implemented yet', "
+                f"printed: {shown}"
+            )
+    return problems
+
+
+def exercise_notebooks(paths: Sequence[Path]) -> list[Path]:
+    """The ``.ipynb`` files named in ``paths``, folders expanded, sorted within each folder.
+
+    See the book's Exercises page.
+    """
+    notebooks: list[Path] = []
+    for path in map(Path, paths):
+        notebooks.extend(sorted(path.glob("*.ipynb")) if path.is_dir() else [path])
+    return notebooks
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Check every notebook, print one line each, exit 1 on any problem and 2 if none was found.
+
+    See the book's Exercises page.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m coursekit.grading.selfcheck",
+        description="Run exercise notebooks: every check must report 'not implemented'.",
+    )
+    parser.add_argument("paths", nargs="+", type=Path, help="notebooks or folders of notebooks")
+    parser.add_argument("--timeout", type=int, default=300, help="seconds allowed per cell")
+    args = parser.parse_args(argv)
+    notebooks = exercise_notebooks(args.paths)
+    if not notebooks:
+        print(f"selfcheck: no notebooks in {', '.join(map(str, args.paths))}", file=sys.stderr)
+        return 2
+    failed = False
+    for notebook in notebooks:
+        problems = selfcheck_notebook(notebook, timeout=args.timeout)
+        failed = failed or bool(problems)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if not problems:
+            print(f"{notebook}: ok, every check reports 'not implemented yet'")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,229 @@
+"""compare(): assert_close semantics, readable messages, and no trust in the answer object."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from coursekit.grading import compare
+
+
+def test_equal_values_of_every_supported_kind_match() -> None:
+    value = {
+        "ids": torch.arange(6).reshape(2, 3),
+        "mask": torch.tensor([True, False]),
+        "scores": torch.linspace(0, 1, 5, dtype=torch.float64),
+        "count": 3,
+        "flag": True,
+        "ratio": 0.25,
+        "word": "cat",
+        "nothing": None,
+        "nested": [("a", 1), ["b", 2.5]],
+    }
+    assert compare(value, value) is None
+
+
+def test_shape_mismatch_message() -> None:
+    message = compare(torch.zeros(2, 5), torch.zeros(5, 2))
+    assert message == "shape mismatch: expected (2, 5), got (5, 2)"
+
+
+def test_dtype_mismatch_message() -> None:
+    message = compare(torch.zeros(3, dtype=torch.int64), torch.zeros(3, dtype=torch.float32))
+    assert message == "dtype mismatch: expected torch.int64, got torch.float32"
+
+
+def test_value_mismatch_counts_elements_and_locates_the_largest_difference() -> None:
+    expected = torch.zeros(2, 5)
+    actual = expected.clone()
+    actual[0, 0], actual[1, 2], actual[1, 4] = 0.1, 0.5, -0.25
+    message = compare(expected, actual)
+    assert message is not None
+    assert message.startswith(
+        "3 of 10 elements differ; largest absolute difference 0.5 at index (1, 2)"
+    )
+    assert "(expected 0, got 0.5)" in message
+
+
+def test_integer_and_bool_tensors_are_compared_exactly() -> None:
+    assert compare(torch.tensor([1, 2, 3]), torch.tensor([1, 2, 4])) == (
+        "1 of 3 elements differ; largest absolute difference 1 at index (2,) (expected 3, got 4)"
+    )
+    message = compare(torch.tensor([[True, False]]), torch.tensor([[True, True]]))
+    assert message == "1 of 2 elements differ; first at index (0, 1) (expected False, got True)"
+
+
+def test_nested_containers_report_the_path_to_the_difference() -> None:
+    expected = [0, {"tokens": torch.zeros(2, 5), "length": 5}]
+    actual = [0, {"tokens": torch.zeros(5, 2), "length": 5}]
+    assert compare(expected, actual) == "[1]['tokens']: shape mismatch: expected (2, 5), got (5, 2)"
+    actual = [0, {"tokens": torch.zeros(2, 5), "length": 4}]
+    assert compare(expected, actual) == "[1]['length']: expected 5, got 4"
+
+
+def test_container_shape_messages() -> None:
+    assert compare([1, 2, 3], [1, 2]) == "expected 3 items, got 2"
+    assert compare({"a": 1, "b": 2}, {"a": 1}) == "missing keys 'b'"
+    assert compare({"a": 1}, {"a": 1, "c": 3}) == "unexpected keys 'c'"
+    assert compare([1, 2], "12") == "expected a list of 2 items, got str '12'"
+    assert compare(None, 0) == "expected None, got int 0"
+
+
+def test_lists_and_tuples_are_interchangeable() -> None:
+    assert compare((torch.ones(2), [1, 2]), [torch.ones(2), (1, 2)]) is None
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("scale", [0.0, 1e-9, 1e-7, 1e-6, 1e-5, 1e-4, 1e-2])
+def test_tolerance_agrees_with_torch_testing_assert_close(dtype: torch.dtype, scale: float) -> None:
+    generator = torch.Generator().manual_seed(0)
+    expected = torch.randn(4, 6, generator=generator, dtype=dtype)
+    actual = expected + scale * torch.randn(4, 6, generator=generator, dtype=dtype)
+    try:
+        torch.testing.assert_close(actual, expected)
+        torch_says_close = True
+    except AssertionError:
+        torch_says_close = False
+    assert (compare(expected, actual) is None) == torch_says_close
+
+
+def test_explicit_tolerances_apply_to_tensors_and_floats() -> None:
+    assert compare(torch.tensor([1.0]), torch.tensor([1.01])) is not None
+    assert compare(torch.tensor([1.0]), torch.tensor([1.01]), rtol=0.02, atol=0.0) is None
+    assert compare(1.0, 1.01, rtol=0.02, atol=0.0) is None
+    assert compare(1.0, 1.03, rtol=0.02, atol=0.0) == "expected 1, got 1.03 (difference 0.03)"
+
+
+def test_nan_matches_nan() -> None:
+    assert compare(torch.tensor([math.nan, 1.0]), torch.tensor([math.nan, 1.0])) is None
+    assert compare(math.nan, math.nan) is None
+    assert compare(torch.tensor([math.nan]), torch.tensor([0.0])) is not None
+
+
+def test_scalars_accept_numbers_of_the_right_kind_only() -> None:
+    assert compare(3, np.int64(3)) is None
+    assert compare(3, torch.tensor(3)) is None
+    assert compare(0.5, torch.tensor(0.5, dtype=torch.float64)) is None
+    assert compare(0.5, np.float32(0.5)) is None
+    assert compare(1.0, 1) is None
+    assert compare(1, True) == "expected an int, got bool True"
+    assert compare(True, 1) == "expected a bool, got int 1"
+    assert compare(1, 1.0) == "expected an int, got float 1"
+    assert compare("cat", "Cat") == "expected 'cat', got 'Cat'"
+    assert compare(2.0, torch.tensor([2.0])) == (
+        "expected a float, got a torch.Tensor; return a single number (e.g. with .item())"
+    )
+
+
+def test_a_list_where_a_tensor_is_expected_gets_a_hint() -> None:
+    assert compare(torch.tensor([1, 2]), [1, 2]) == (
+        "expected a torch.Tensor, got list; convert it with torch.tensor(...)"
+    )
+
+
+class AlwaysEqual:
+    """An answer that claims to equal everything."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    "expected", [3, 0.5, True, "cat", None, [1, 2], {"a": 1}, torch.zeros(2)], ids=repr
+)
+def test_an_object_equal_to_everything_never_passes(expected: Any) -> None:
+    assert compare(expected, AlwaysEqual()) is not None
+
+
+class LyingStr(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+
+class LyingInt(int):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = int.__hash__
+
+
+class LyingList(list):
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter([1, 2, 3])
+
+    def __len__(self) -> int:
+        return 3
+
+
+def test_subclasses_of_builtins_are_judged_by_their_data() -> None:
+    assert compare("cat", LyingStr("dog")) == "expected 'cat', got 'dog'"
+    assert compare("cat", LyingStr("cat")) is None
+    assert compare(5, LyingInt(4)) == "expected 5, got 4"
+    assert compare([1, 2, 3], LyingList([9])) == "expected 3 items, got 1"
+    assert compare([1, 2, 3], LyingList([1, 2, 3])) is None
+
+
+class LyingTensor(torch.Tensor):
+    """A tensor subclass whose every operation answers with the reference's zeros."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        return torch.zeros(2, 3)
+
+    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+        return True
+
+    def tolist(self) -> list[list[float]]:  # type: ignore[override]
+        return [[0.0] * 3] * 2
+
+
+def test_a_tensor_subclass_passes_only_with_the_right_values() -> None:
+    expected = torch.zeros(2, 3)
+    assert compare(expected, torch.ones(2, 3).as_subclass(LyingTensor)) is not None
+    assert compare(expected, torch.zeros(2, 3).as_subclass(LyingTensor)) is None
+    assert compare(expected, torch.nn.Parameter(torch.zeros(2, 3))) is None
+
+
+class DispatchTensor(torch.Tensor):
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        return func(*args, **(kwargs or {}))
+
+
+def test_a_tensor_subclass_with_custom_dispatch_is_refused() -> None:
+    message = compare(torch.zeros(2), torch.zeros(2).as_subclass(DispatchTensor))
+    assert message is not None and "tensor subclass" in message
+
+
+class PretendsToBeATensor:
+    @property
+    def __class__(self) -> type:  # type: ignore[override]
+        return torch.Tensor
+
+
+def test_a_fake_class_attribute_does_not_fool_the_type_checks() -> None:
+    impostor = PretendsToBeATensor()
+    assert isinstance(impostor, torch.Tensor)  # what a plain isinstance check would believe
+    message = compare(torch.zeros(2), impostor)
+    assert message is not None and message.startswith("expected a torch.Tensor")
+
+
+def test_tensors_that_require_grad_are_compared_by_value() -> None:
+    actual = torch.zeros(3, requires_grad=True)
+    assert compare(torch.zeros(3), actual) is None
+
+
+def test_unsupported_reference_types_are_a_question_bug() -> None:
+    with pytest.raises(TypeError, match="cannot compare reference values of type set"):
+        compare({1, 2}, {1, 2})

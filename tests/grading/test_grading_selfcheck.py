@@ -1,0 +1,73 @@
+"""selfcheck: the exercise notebooks run top to bottom and every check reports 'not implemented'."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from coursekit.grading.selfcheck import main
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK = {"coursekit": {"question": "ch01.q4", "role": "check"}}
+
+
+def write_notebook(path: Path, *sources: str, check_source: str) -> Path:
+    cells = [new_code_cell(source) for source in sources]
+    cells.append(new_code_cell(check_source, metadata=CHECK))
+    notebook = new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(notebook, path)
+    return path
+
+
+@pytest.mark.slow
+def test_the_repository_exercises_fail_gracefully(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(ROOT / "exercises")]) == 0
+    assert "01-text.ipynb: ok" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_notebooks_that_crash_or_pass_a_check_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_notebook(
+        tmp_path / "a-solved.ipynb",
+        "from coursekit.grading import check\n\ndef brevity_penalty(c, r):\n"
+        "    import math\n    return 1.0 if c >= r else (0.0 if c == 0 else math.exp(1 - r / c))",
+        check_source='check("ch01.q4", brevity_penalty)',
+    )
+    write_notebook(
+        tmp_path / "b-crashes.ipynb",
+        "from coursekit.grading import check",
+        "raise ValueError('the stub ran at import time')",
+        check_source='check("ch01.q4", print)',
+    )
+    assert main([str(tmp_path)]) == 1
+    problems = capsys.readouterr().err.splitlines()
+    assert problems == [
+        f"{tmp_path / 'a-solved.ipynb'}: cell 1 (ch01.q4) should report 'not implemented yet', "
+        "printed: ch01.q4 BLEU's brevity penalty: all 5 tests passed, 1/1 points",
+        f"{tmp_path / 'b-crashes.ipynb'}: cell 1 raised ValueError: the stub ran at import time",
+    ]
+
+
+def test_a_notebook_without_check_cells_is_a_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nbformat.write(new_notebook(cells=[new_code_cell("1 + 1")]), tmp_path / "plain.ipynb")
+    assert main([str(tmp_path / "plain.ipynb")]) == 1
+    assert "no check cells" in capsys.readouterr().err
+
+
+def test_a_folder_without_notebooks_exits_with_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(tmp_path)]) == 2
+    assert "no notebooks" in capsys.readouterr().err
