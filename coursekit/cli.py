@@ -24,7 +24,7 @@ def doctor() -> int:
 
     from coursekit import get_device
     from coursekit.config import current_profile
-    from coursekit.data.download import cache_dir
+    from coursekit.data.downloads import cache_dir
 
     print(f"coursekit   {__version__}")
     print(f"python      {platform.python_version()} ({sys.executable})")

@@ -1,0 +1,138 @@
+"""``dates``: human-readable dates -> ISO ``YYYY-MM-DD`` (Chapter 4, Seq2seq and attention).
+
+The source side is a date written by Babel's ``format_date`` in one of several locales and
+formats (``short``, ``medium``, ``long``, ``full``); the target is its ISO 8601 form::
+
+    Pair(source="Montag, 2. Januar 1950", target="1950-01-02")
+    Pair(source="1/2/50", target="1950-01-02")
+
+To translate, a model must find the day, the month and the year wherever the format puts them,
+read month names in several languages and ignore the weekday: a small task whose attention maps
+are easy to read.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+
+from babel import Locale, UnknownLocaleError
+from babel.dates import format_date
+
+from coursekit.data.records import Pair
+from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
+from coursekit.data.splits import generator_for, sample_split
+from coursekit.data.validation import check_choices, check_int
+
+FORMATS = ("short", "medium", "long", "full")
+DEFAULT_LOCALES = ("en_US", "en_GB", "fr_FR", "de_DE", "nl_NL", "pt_BR")
+
+DateSpec = tuple[datetime.date, str, str]  # (date, locale, format)
+
+
+def check_locales(locales: object) -> tuple[str, ...]:
+    """Return ``locales`` as a tuple if Babel knows every one of them, else raise."""
+    if isinstance(locales, str) or not isinstance(locales, list | tuple) or not locales:
+        raise ValueError(f"locales must be a non-empty list of names like 'fr_FR', got {locales!r}")
+    for name in locales:
+        try:
+            Locale.parse(name)
+        except (UnknownLocaleError, ValueError, TypeError) as error:
+            raise ValueError(f"Babel does not know the locale {name!r}: {error}") from error
+    return tuple(locales)
+
+
+def find_ambiguity(
+    locales: tuple[str, ...], formats: tuple[str, ...], year: int, span_years: int
+) -> str | None:
+    """Why these locales and formats would write one string for two dates, or ``None``.
+
+    Two rules: short formats write two-digit years, so there may be at most 100 years;
+    and no two (locale, format) pairs may order day and month differently with the same
+    separators (en_US ``1/2/50`` is January 2, es_ES ``1/2/50`` is February 1). The second rule
+    is probed on every day <= 12 of every month of ``year``.
+    """
+    if "short" in formats and span_years > 100:
+        return (
+            "short formats write two-digit years, so min_year..max_year may hold 100 years at most"
+        )
+    meaning: dict[str, tuple[datetime.date, str]] = {}
+    for month in range(1, 13):
+        for day in range(1, 13):
+            date = datetime.date(year, month, day)
+            for locale in locales:
+                for style in formats:
+                    text = format_date(date, format=style, locale=locale)
+                    earlier = meaning.setdefault(text, (date, f"{locale} {style}"))
+                    if earlier[0] != date:
+                        return (
+                            f"{text!r} means {earlier[0]} in {earlier[1]} but {date} in "
+                            f"{locale} {style}; drop one of these locales or formats"
+                        )
+    return None
+
+
+def draw_date(
+    rng: random.Random,
+    first: datetime.date,
+    last: datetime.date,
+    locales: tuple[str, ...],
+    formats: tuple[str, ...],
+) -> DateSpec:
+    """A uniform day in ``[first, last]``, written in a uniform locale and format."""
+    day = datetime.date.fromordinal(rng.randint(first.toordinal(), last.toordinal()))
+    return day, rng.choice(locales), rng.choice(formats)
+
+
+@register(
+    DatasetInfo(
+        name="dates",
+        description="dates in many locales and formats (Babel) -> ISO YYYY-MM-DD",
+        kind="generated",
+        splits=("train", "valid", "test"),
+        options=(
+            SIZE_OPTION,
+            SEED_OPTION,
+            Option("locales", DEFAULT_LOCALES, "Babel locales the source side is written in"),
+            Option("formats", FORMATS, "Babel date formats: any of short, medium, long, full"),
+            Option("min_year", 1950, "first year drawn"),
+            Option("max_year", 2049, "last year drawn"),
+        ),
+        sizes={"train": 4000, "valid": 500, "test": 500},
+    )
+)
+def dates(
+    split: str,
+    *,
+    n: int,
+    seed: int,
+    locales: tuple[str, ...],
+    formats: tuple[str, ...],
+    min_year: int,
+    max_year: int,
+) -> list[Pair]:
+    """Pairs ``(format_date(d, format, locale), d.isoformat())``, ``d`` uniform (Chapter 4).
+
+    The ISO date is the key that decides the split: a day seen in training, in any format, is
+    never a test example. Raises ``ValueError`` for locales or formats that make a string
+    ambiguous (see :func:`find_ambiguity`).
+    """
+    chosen_locales = check_locales(locales)
+    chosen_formats = check_choices("formats", formats, FORMATS)
+    check_int("min_year", min_year, minimum=1, maximum=9999)
+    check_int("max_year", max_year, minimum=min_year, maximum=9999)
+    problem = find_ambiguity(chosen_locales, chosen_formats, min_year, max_year - min_year + 1)
+    if problem is not None:
+        raise ValueError(f"ambiguous dates: {problem}")
+    first, last = datetime.date(min_year, 1, 1), datetime.date(max_year, 12, 31)
+    drawn = sample_split(
+        lambda rng: [draw_date(rng, first, last, chosen_locales, chosen_formats)],
+        key=lambda spec: spec[0].isoformat(),
+        split=split,
+        n=n,
+        rng=generator_for("dates", split, seed),
+    )
+    return [
+        Pair(format_date(day, format=style, locale=locale), day.isoformat())
+        for day, locale, style in drawn
+    ]
