@@ -8,6 +8,7 @@ execute book/01-text.ipynb ...`` re-executes chapters and stores their outputs i
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import socket
 import subprocess
@@ -23,6 +24,9 @@ THEME_HOST = ("api.mystmd.org", 443)
 STUB_THEME = "_build/templates/site/myst/book-theme/template.yml"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 BUILD_PROBLEM_MARKERS = ("⛔️", "⚠️")
+REMOTE_IMAGE = re.compile(r"(!\[[^\]]*\]\()https?://[^)\s]+(\))")
+OFFLINE_IMAGE = "offline-image.svg"
+PLACEHOLDER_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="117" height="20"></svg>\n'
 
 
 def online(timeout: float = 3.0) -> bool:
@@ -69,7 +73,10 @@ def execute(paths: Sequence[Path], timeout: int = 600) -> dict[Path, float]:
     for path in paths:
         notebook = nbformat.read(path, as_version=4)
         client = NotebookClient(
-            notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+            notebook,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
         )
         start = time.perf_counter()
         client.execute()
@@ -87,22 +94,47 @@ def check(book_dir: Path) -> int:
     """
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "book"
-        shutil.copytree(book_dir, copy, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints"))
+        shutil.copytree(
+            book_dir, copy, ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints")
+        )
         stub = copy / STUB_THEME
         stub.parent.mkdir(parents=True)
         stub.write_text("jtex: v1\ntitle: Book Theme (offline stub)\n")
+        use_local_images(copy)
         result = subprocess.run(
             [_jupyter_book(), "build", "--site", "--strict"],
-            cwd=copy, capture_output=True, text=True, check=False,
+            cwd=copy,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     report = result.stdout + result.stderr
-    problems = [line.strip() for line in report.splitlines() if line.strip().startswith(BUILD_PROBLEM_MARKERS)]
+    problems = [
+        line.strip()
+        for line in report.splitlines()
+        if line.strip().startswith(BUILD_PROBLEM_MARKERS)
+    ]
     print(report)
     if result.returncode != 0 or problems:
-        print(f"book check FAILED: exit status {result.returncode}, {len(problems)} warnings or errors")
+        print(
+            f"book check FAILED: exit status {result.returncode}, {len(problems)} warnings or errors"
+        )
         return 1
     print("book check passed: every page builds with no warning (stub theme)")
     return 0
+
+
+def use_local_images(book_copy: Path) -> None:
+    """Point remote images (the Colab badge) at a local placeholder: offline they cannot be fetched."""
+    (book_copy / OFFLINE_IMAGE).write_text(PLACEHOLDER_SVG)
+    for page in book_copy.glob("*.md"):
+        page.write_text(REMOTE_IMAGE.sub(rf"\g<1>{OFFLINE_IMAGE}\g<2>", page.read_text()))
+    for path in book_copy.glob("*.ipynb"):
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                cell.source = REMOTE_IMAGE.sub(rf"\g<1>{OFFLINE_IMAGE}\g<2>", cell.source)
+        nbformat.write(notebook, path)
 
 
 def _jupyter_book() -> str:

@@ -13,8 +13,19 @@ from pathlib import Path
 from coursekit import __version__
 
 REPORTED_PACKAGES = (
-    "torch", "numpy", "matplotlib", "ipywidgets", "tqdm", "num2words", "babel", "nbclient",
-    "jupyter-book", "nbval", "transformers", "tokenizers", "sacrebleu",
+    "torch",
+    "numpy",
+    "matplotlib",
+    "ipywidgets",
+    "tqdm",
+    "num2words",
+    "babel",
+    "nbclient",
+    "jupyter-book",
+    "nbval",
+    "transformers",
+    "tokenizers",
+    "sacrebleu",
 )
 
 
@@ -37,7 +48,9 @@ def doctor() -> int:
     print(f"device      {get_device()} (cuda available: {torch.cuda.is_available()})")
     print(f"profile     {current_profile()} (set COURSEKIT_PROFILE=full|ci)")
     print(f"data cache  {cache_dir()} (set COURSEKIT_DATA to move it)")
-    print(f"colab       {'yes' if 'google.colab' in sys.modules or 'COLAB_RELEASE_TAG' in os.environ else 'no'}")
+    print(
+        f"colab       {'yes' if 'google.colab' in sys.modules or 'COLAB_RELEASE_TAG' in os.environ else 'no'}"
+    )
     return 0
 
 

@@ -33,11 +33,15 @@ class NGramLanguageModel:
     token and the end of the sequence, never the start markers.
     """
 
-    def __init__(self, order: int, vocab_size: int, sos_index: int, eos_index: int, add_k: float = 1.0):
+    def __init__(
+        self, order: int, vocab_size: int, sos_index: int, eos_index: int, add_k: float = 1.0
+    ):
         if order < 1:
             raise ValueError(f"order must be at least 1 (1 = unigram), got {order}")
         if add_k <= 0:
-            raise ValueError(f"add_k must be positive so unseen n-grams keep some probability, got {add_k}")
+            raise ValueError(
+                f"add_k must be positive so unseen n-grams keep some probability, got {add_k}"
+            )
         if not (0 <= sos_index < vocab_size and 0 <= eos_index < vocab_size):
             raise ValueError(f"sos_index and eos_index must be ids below vocab_size={vocab_size}")
         self.order = order
@@ -59,7 +63,9 @@ class NGramLanguageModel:
         for tokens in sequences:
             for context, token in self.events(tokens):
                 if not 0 <= token < self.vocab_size:
-                    raise ValueError(f"token id {token} is outside the vocabulary of size {self.vocab_size}")
+                    raise ValueError(
+                        f"token id {token} is outside the vocabulary of size {self.vocab_size}"
+                    )
                 self.ngram_counts[context, token] += 1
                 self.context_counts[context] += 1
         return self
@@ -72,8 +78,10 @@ class NGramLanguageModel:
 
     def next_token_distribution(self, context: Sequence[int]) -> torch.Tensor:
         """The whole distribution P(. | context) as a float64 tensor of size |V| that sums to 1."""
-        return torch.tensor([self.probability(context, token) for token in range(self.vocab_size)],
-                            dtype=torch.float64)
+        return torch.tensor(
+            [self.probability(context, token) for token in range(self.vocab_size)],
+            dtype=torch.float64,
+        )
 
     def negative_log_likelihood(self, sequences: Iterable[Sequence[int]]) -> tuple[float, int]:
         """Total -log P over every predicted token, and how many tokens were predicted."""

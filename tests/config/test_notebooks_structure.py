@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import nbformat
 import pytest
 import yaml
+from project_files import pyproject
 
 from coursekit.book import is_normalised
 
@@ -21,7 +21,7 @@ NOTEBOOKS = sorted(
 
 
 def repository_url() -> str:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    project = pyproject()["project"]
     return project["urls"]["Repository"]
 
 
@@ -35,7 +35,9 @@ def test_opens_with_colab_badge_and_colab_only_setup(path: Path) -> None:
     badge, setup = notebook.cells[0], notebook.cells[1]
     github = repository_url().removeprefix("https://github.com/")
     colab_path = "exercises" if path.parts[0] == "solutions" else path.parts[0]
-    expected = f"https://colab.research.google.com/github/{github}/blob/main/{colab_path}/{path.name}"
+    expected = (
+        f"https://colab.research.google.com/github/{github}/blob/main/{colab_path}/{path.name}"
+    )
     assert badge.cell_type == "markdown" and expected in badge.source
     assert setup.cell_type == "code"
     assert 'if "google.colab" in sys.modules:' in setup.source
@@ -72,7 +74,9 @@ def test_exercises_page_links_every_exercise() -> None:
         assert f"blob/main/exercises/{path.name}" in page
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "book").glob("[0-9][0-9]-*.ipynb")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "book").glob("[0-9][0-9]-*.ipynb")), ids=lambda p: p.name
+)
 def test_chapter_claims_are_checked_and_true(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     claims = []

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
-import tomllib
 from pathlib import Path
 
 import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from project_files import pyproject
 
 
 def makefile_targets(root: Path) -> set[str]:
@@ -24,7 +24,9 @@ def make_invocations(command: str) -> list[list[str]]:
     for line in command.splitlines():
         words = shlex.split(line)
         if words[:1] == ["make"]:
-            calls.append([word for word in words[1:] if "=" not in word and not word.startswith("-")])
+            calls.append(
+                [word for word in words[1:] if "=" not in word and not word.startswith("-")]
+            )
     return calls
 
 
@@ -43,7 +45,12 @@ def test_ci_runs_the_readme_test_command_and_nothing_else(repo_root: Path) -> No
 def test_workflow_commands_exist_in_the_makefile(repo_root: Path, workflow: str) -> None:
     spec = yaml.safe_load((repo_root / ".github/workflows" / workflow).read_text())
     targets = makefile_targets(repo_root)
-    runs = [step["run"] for job in spec["jobs"].values() for step in job.get("steps", []) if "run" in step]
+    runs = [
+        step["run"]
+        for job in spec["jobs"].values()
+        for step in job.get("steps", [])
+        if "run" in step
+    ]
     make_calls = [call for run in runs for call in make_invocations(run)]
     if workflow != "book.yml" or runs:
         assert make_calls, f"{workflow} runs no make target"
@@ -60,7 +67,7 @@ def test_makefile_test_target_covers_every_lane(repo_root: Path) -> None:
 
 
 def test_environment_yml_matches_pyproject(repo_root: Path) -> None:
-    project = tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]
+    project = pyproject()["project"]
     environment = yaml.safe_load((repo_root / "environment.yml").read_text())
     dependencies = environment["dependencies"]
     python = next(d for d in dependencies if isinstance(d, str) and d.startswith("python"))
@@ -72,7 +79,7 @@ def test_environment_yml_matches_pyproject(repo_root: Path) -> None:
 
 
 def test_runtime_dependencies_stay_light(repo_root: Path) -> None:
-    project = tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]
+    project = pyproject()["project"]
     runtime = {Requirement(r).name for r in project["dependencies"]}
     references = {"transformers", "tokenizers", "sacrebleu", "torchtext", "jupyter-book"}
     assert not runtime & references, "parity references and the book toolchain belong in extras"
@@ -81,6 +88,6 @@ def test_runtime_dependencies_stay_light(repo_root: Path) -> None:
 
 
 def test_distribution_is_not_the_unrelated_coursekit(repo_root: Path) -> None:
-    project = tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]
+    project = pyproject()["project"]
     assert project["name"] != "coursekit"
     assert project["scripts"]["coursekit"] == "coursekit.cli:main"

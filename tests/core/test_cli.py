@@ -34,6 +34,9 @@ def test_unknown_dataset_is_an_error_not_a_traceback(capsys: pytest.CaptureFixtu
 
 def test_console_script_version() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "coursekit.cli", "--version"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "coursekit.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert result.stdout.strip() == f"coursekit {__version__}"

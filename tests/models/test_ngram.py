@@ -34,12 +34,20 @@ def test_bigram_probability_is_the_add_k_formula_counted_by_hand() -> None:
 def test_unigram_ignores_context_and_predicts_end_of_sequence() -> None:
     model = NGramLanguageModel(1, vocab_size=6, sos_index=SOS, eos_index=EOS).fit(CORPUS)
     tokens = 3 + 4 + 2 + len(CORPUS)  # every token plus one EOS per sequence
-    assert model.probability([4, 4], 3) == model.probability([], 3) == pytest.approx((3 + 1) / (tokens + 6))
+    assert (
+        model.probability([4, 4], 3)
+        == model.probability([], 3)
+        == pytest.approx((3 + 1) / (tokens + 6))
+    )
     assert model.probability([], EOS) == pytest.approx((3 + 1) / (tokens + 6))
 
 
-def test_huge_smoothing_tends_to_the_uniform_model_whose_perplexity_is_the_vocabulary_size() -> None:
-    model = NGramLanguageModel(2, vocab_size=6, sos_index=SOS, eos_index=EOS, add_k=1e12).fit(CORPUS)
+def test_huge_smoothing_tends_to_the_uniform_model_whose_perplexity_is_the_vocabulary_size() -> (
+    None
+):
+    model = NGramLanguageModel(2, vocab_size=6, sos_index=SOS, eos_index=EOS, add_k=1e12).fit(
+        CORPUS
+    )
     total, count = model.negative_log_likelihood(CORPUS)
     assert count == 9 + len(CORPUS)
     assert math.exp(total / count) == pytest.approx(6, rel=1e-6)
