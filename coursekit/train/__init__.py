@@ -8,7 +8,7 @@ of losses, metrics and gradient norms, and atomic checkpoints from which a run r
 from __future__ import annotations
 
 from coursekit.train.checkpoint import load_checkpoint, save_checkpoint
-from coursekit.train.clipping import clip_gradients, global_grad_norm
+from coursekit.train.clipping import clip_grad_norm, clip_gradients, global_grad_norm
 from coursekit.train.early_stopping import EarlyStopping
 from coursekit.train.evaluation import (
     evaluating,
@@ -25,6 +25,7 @@ __all__ = [
     "EarlyStopping",
     "History",
     "capture_rng_state",
+    "clip_grad_norm",
     "clip_gradients",
     "data_generators",
     "evaluating",
