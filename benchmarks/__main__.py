@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> None:
     load_benchmark_modules()
     rows = [row(options.quick) for row in BENCHMARKS]
     print(render_table(rows))
-    print("ratio = ours / reference (fastest of the timed runs); below 1: coursekit is faster")
+    print("ratio = ours / reference, both timed in the same run; below 1: coursekit is faster")
 
 
 if __name__ == "__main__":
