@@ -12,7 +12,6 @@ JOBS ?= 2
 PROFILE ?= ci
 
 export PYTHONHASHSEED := 0
-export MPLBACKEND := Agg
 
 .PHONY: help venv doctor book book-check execute test test-python test-notebooks test-exercises \
         test-torchtext lint assign benchmark clean
@@ -46,7 +45,7 @@ book-check: venv  ## offline content check of the book with a stub theme
 	$(BIN)/python -m coursekit.book check book
 
 execute: venv  ## re-execute the chapters in the full profile and store their outputs
-	COURSEKIT_PROFILE=full $(BIN)/python -m coursekit.book execute book/[0-9]*.ipynb
+	COURSEKIT_PROFILE=full OMP_NUM_THREADS=1 $(BIN)/python -m coursekit.book execute book/[0-9]*.ipynb
 
 assign: venv  ## regenerate exercises/ from solutions/
 	$(BIN)/coursekit assign solutions/ exercises/

@@ -22,6 +22,7 @@ import nbformat
 
 THEME_HOST = ("api.mystmd.org", 443)
 STUB_THEME = "_build/templates/site/myst/book-theme/template.yml"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 BUILD_PROBLEM_MARKERS = ("⛔️", "⚠️")
 REMOTE_IMAGE = re.compile(r"(!\[[^\]]*\]\()https?://[^)\s]+(\))")
@@ -39,7 +40,7 @@ def online(timeout: float = 3.0) -> bool:
 
 
 def normalise(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Strip what changes on every run (execution timestamps, widget state) and fix the kernel.
+    """Strip what changes on every run (execution timestamps, widgets) and fix the kernel.
 
     The stored chapters then differ only where their content changed.
     """
@@ -54,9 +55,15 @@ def normalise(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("ExecuteTime", None)
         if cell.cell_type == "code":
-            for output in cell.get("outputs", []):
+            cell.outputs = [output for output in cell.outputs if not _is_widget_view(output)]
+            for output in cell.outputs:
                 output.get("metadata", {}).pop("execution", None)
     return notebook
+
+
+def _is_widget_view(output: nbformat.NotebookNode) -> bool:
+    """A live widget (a progress bar): without the kernel its stored view shows only a stub."""
+    return WIDGET_VIEW in output.get("data", {})
 
 
 def is_normalised(notebook: nbformat.NotebookNode) -> bool:

@@ -88,3 +88,18 @@ def test_chapter_claims_are_checked_and_true(path: Path) -> None:
             claims += [line for line in text.splitlines() if line.startswith("claim:")]
     assert claims, f"{path.name} states no claim in a # NBVAL_CHECK_OUTPUT cell"
     assert all(line.endswith(": True") for line in claims), claims
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "book").glob("[0-9][0-9]-*.ipynb")), ids=lambda p: p.name
+)
+def test_chapters_are_stored_with_their_figures(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    figures = [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if "image/png" in output.get("data", {})
+    ]
+    assert figures, f"{path.name} has no stored figure: re-run `make execute`"

@@ -34,6 +34,17 @@ def test_normalise_strips_run_noise_and_keeps_outputs() -> None:
     assert normalised.cells[0].outputs[0].text == "1\n"
 
 
+def test_normalise_drops_widget_views_whose_state_is_not_stored() -> None:
+    notebook = executed_notebook()
+    progress_bar = new_output(
+        "display_data",
+        data={"application/vnd.jupyter.widget-view+json": {"model_id": "x"}, "text/plain": "0%"},
+    )
+    notebook.cells[0].outputs.append(progress_bar)
+    outputs = normalise(notebook).cells[0].outputs
+    assert [output.output_type for output in outputs] == ["stream"]
+
+
 def test_remote_images_are_replaced_by_a_local_placeholder(tmp_path: Path) -> None:
     (tmp_path / "page.md").write_text(f"# Page\n\n{BADGE}\n[a link](https://example.org)\n")
     nbformat.write(new_notebook(cells=[new_markdown_cell(BADGE)]), tmp_path / "01-x.ipynb")
