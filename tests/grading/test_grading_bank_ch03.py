@@ -4,74 +4,17 @@ marks, and classic mistakes lose points with a message that says what differs.""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
-from test_grading_bank_ch01 import is_plain_data, notebook_functions
-from test_grading_bank_ch02 import float_tensors
 
 from coursekit.grading import (
-    all_questions,
     format_report,
     generate_cases,
     get_question,
     run_question,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
-CHAPTER_3 = [f"ch03.q{number}" for number in range(1, 6)]
-
-
-@pytest.fixture(scope="module")
-def solutions() -> dict[str, Any]:
-    return notebook_functions(ROOT / "solutions/03-lstm-gru.ipynb")
-
-
-@pytest.fixture(scope="module")
-def stubs() -> dict[str, Any]:
-    return notebook_functions(ROOT / "exercises/03-lstm-gru.ipynb")
-
-
-def test_chapter_3_registers_five_questions() -> None:
-    assert [
-        question.id for question in all_questions() if question.id.startswith("ch03.")
-    ] == CHAPTER_3
-
-
-@pytest.mark.parametrize("question_id", CHAPTER_3)
-def test_cases_are_plain_float64_data_with_descriptions(question_id: str) -> None:
-    cases = generate_cases(get_question(question_id))
-    assert len(cases) >= 4
-    for case in cases:
-        assert is_plain_data(list(case.args)) and is_plain_data(case.kwargs)
-        assert case.description
-        assert all(tensor.dtype == torch.float64 for tensor in float_tensors(case.args))
-    assert len({case.description for case in cases}) == len(cases)
-
-
-@pytest.mark.parametrize("question_id", CHAPTER_3)
-def test_the_reference_scores_full_marks_against_itself(question_id: str) -> None:
-    question = get_question(question_id)
-    assert run_question(question, question.reference).status == "passed"
-
-
-@pytest.mark.parametrize("question_id", CHAPTER_3)
-def test_the_solution_scores_full_marks(question_id: str, solutions: dict[str, Any]) -> None:
-    question = get_question(question_id)
-    result = run_question(question, solutions[question.answer_name])
-    assert result.status == "passed", [case.message for case in result.cases]
-    assert result.points_earned == question.points
-
-
-@pytest.mark.parametrize("question_id", CHAPTER_3)
-def test_the_exercise_stub_is_not_implemented(question_id: str, stubs: dict[str, Any]) -> None:
-    question = get_question(question_id)
-    assert run_question(question, stubs[question.answer_name]).status == "not implemented"
-
-
-# The references agree with torch and with direct computations ----------------------------------
 
 
 def torch_cell(

@@ -1,0 +1,88 @@
+"""What every chapter bank from Chapter 2 on guarantees: five registered questions with plain,
+float64, described cases; references and solutions score full marks; exercise stubs report
+"not implemented"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from test_grading_bank_ch01 import is_plain_data, notebook_functions
+
+from coursekit.grading import all_questions, generate_cases, get_question, run_question
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = {"ch02": "02-rnn-bptt.ipynb", "ch03": "03-lstm-gru.ipynb"}
+QUESTIONS = [f"{chapter}.q{number}" for chapter in NOTEBOOKS for number in range(1, 6)]
+
+
+@pytest.fixture(scope="module")
+def solutions() -> dict[str, dict[str, Any]]:
+    return {
+        chapter: notebook_functions(ROOT / "solutions" / name)
+        for chapter, name in NOTEBOOKS.items()
+    }
+
+
+@pytest.fixture(scope="module")
+def stubs() -> dict[str, dict[str, Any]]:
+    return {
+        chapter: notebook_functions(ROOT / "exercises" / name)
+        for chapter, name in NOTEBOOKS.items()
+    }
+
+
+def float_tensors(value: Any) -> list[torch.Tensor]:
+    """Every floating-point tensor inside nested lists and tuples."""
+    if isinstance(value, torch.Tensor):
+        return [value] if value.is_floating_point() else []
+    if isinstance(value, (list, tuple)):
+        return [tensor for item in value for tensor in float_tensors(item)]
+    return []
+
+
+@pytest.mark.parametrize("chapter", NOTEBOOKS)
+def test_each_chapter_registers_five_questions(chapter: str) -> None:
+    registered = [
+        question.id for question in all_questions() if question.id.startswith(f"{chapter}.")
+    ]
+    assert registered == [f"{chapter}.q{number}" for number in range(1, 6)]
+
+
+@pytest.mark.parametrize("question_id", QUESTIONS)
+def test_cases_are_plain_float64_data_with_descriptions(question_id: str) -> None:
+    cases = generate_cases(get_question(question_id))
+    assert len(cases) >= 4
+    for case in cases:
+        assert is_plain_data(list(case.args)) and is_plain_data(case.kwargs)
+        assert case.description
+        assert all(tensor.dtype == torch.float64 for tensor in float_tensors(case.args))
+    assert len({case.description for case in cases}) == len(cases)
+
+
+@pytest.mark.parametrize("question_id", QUESTIONS)
+def test_the_reference_scores_full_marks_against_itself(question_id: str) -> None:
+    question = get_question(question_id)
+    assert run_question(question, question.reference).status == "passed"
+
+
+@pytest.mark.parametrize("question_id", QUESTIONS)
+def test_the_solution_scores_full_marks(
+    question_id: str, solutions: dict[str, dict[str, Any]]
+) -> None:
+    question = get_question(question_id)
+    answer = solutions[question_id.split(".")[0]][question.answer_name]
+    result = run_question(question, answer)
+    assert result.status == "passed", [case.message for case in result.cases]
+    assert result.points_earned == question.points
+
+
+@pytest.mark.parametrize("question_id", QUESTIONS)
+def test_the_exercise_stub_is_not_implemented(
+    question_id: str, stubs: dict[str, dict[str, Any]]
+) -> None:
+    question = get_question(question_id)
+    stub = stubs[question_id.split(".")[0]][question.answer_name]
+    assert run_question(question, stub).status == "not implemented"
