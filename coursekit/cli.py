@@ -1,4 +1,5 @@
-"""The ``coursekit`` command: ``doctor``, ``data list|download NAME`` and ``assign SRC DST``."""
+"""The ``coursekit`` command: ``doctor``, ``data list|download NAME``, ``assign SRC DST`` and
+``grade`` (a class's notebooks into a gradebook; ``--validate`` and ``--merge`` are its helpers)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,64 @@ def assign(solutions: Path, exercises: Path) -> int:
     return 0
 
 
+def grade(args: argparse.Namespace) -> int:
+    """Grade submissions into a CSV and feedback files, validate solutions, or merge shards."""
+    from coursekit.grading.kernel import Limits
+
+    limits = Limits(args.timeout, args.cell_timeout, args.memory)
+    if args.validate:
+        return _validate(args.submissions, limits, args.jobs)
+    if args.merge:
+        from coursekit.grading.gradebook import merge_gradebooks
+
+        count = merge_gradebooks(args.submissions, args.out)
+        print(f"merged {count} rows from {len(args.submissions)} gradebooks into {args.out}")
+        return 0
+    return _grade_class(args, limits)
+
+
+def _validate(folders: list[Path], limits: object, jobs: int) -> int:
+    from coursekit.grading.validate import validate_solutions
+
+    problems = [
+        problem for folder in folders for problem in validate_solutions(folder, limits, jobs=jobs)
+    ]  # type: ignore[arg-type]
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print("validate: ok" if not problems else f"validate: {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def _grade_class(args: argparse.Namespace, limits: object) -> int:
+    import time
+
+    from coursekit.grading.batch import grade_class, parse_shard, select_shard, summary
+    from coursekit.grading.gradebook import write_feedback, write_gradebook
+    from coursekit.grading.grader import Assignment
+    from coursekit.grading.submissions import find_submissions
+
+    if not args.assignment:
+        raise ValueError("--assignment is required (e.g. --assignment ch01)")
+    assignment = Assignment.load(args.assignment, args.hidden)
+    submissions = find_submissions(args.submissions)
+    if args.shard:
+        submissions = select_shard(submissions, *parse_shard(args.shard))
+    if not submissions:
+        raise ValueError("no submissions found")
+    feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
+    for folder in (args.out.parent, feedback):
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError(f"cannot write to {folder}")
+    start = time.perf_counter()
+    grades = grade_class(submissions, assignment, limits, hidden=args.hidden, jobs=args.jobs)  # type: ignore[arg-type]
+    write_gradebook(grades, assignment.question_ids, args.out)
+    write_feedback(grades, assignment.name, feedback)
+    print(summary(grades, assignment, time.perf_counter() - start))
+    print(f"  gradebook: {args.out}\n  feedback: {feedback}/ ({len(grades)} files)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="coursekit", description="The course's command line.")
     parser.add_argument("--version", action="version", version=f"coursekit {__version__}")
@@ -94,7 +153,36 @@ def build_parser() -> argparse.ArgumentParser:
     assign_parser = commands.add_parser("assign", help="generate exercises from solutions")
     assign_parser.add_argument("solutions", type=Path)
     assign_parser.add_argument("exercises", type=Path)
+    _add_grade_parser(commands)
     return parser
+
+
+def _add_grade_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = commands.add_parser(
+        "grade",
+        help="grade a class's notebooks: CSV gradebook and feedback per student",
+        description="Run each submission in its own sandboxed kernel and grade its answers. "
+        "With --validate, check that solutions score full marks and exercises zero; with "
+        "--merge, join the CSVs of --shard runs.",
+    )
+    parser.add_argument(
+        "submissions", nargs="+", type=Path, help="notebooks or folders (CSVs with --merge)"
+    )
+    parser.add_argument("--assignment", help="the chapter to grade, e.g. ch01")
+    parser.add_argument("--hidden", type=Path, help="folder of Python files adding hidden tests")
+    parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV (grades.csv)")
+    parser.add_argument(
+        "--feedback", type=Path, help="folder for feedback files (feedback/ beside --out)"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (1)")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds per submission (300)")
+    parser.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell (60)")
+    parser.add_argument(
+        "--memory", type=int, default=4096, help="MiB of address space per kernel (4096)"
+    )
+    parser.add_argument("--shard", help="grade shard I of N, e.g. 2/4")
+    parser.add_argument("--validate", action="store_true", help="check solution folders instead")
+    parser.add_argument("--merge", action="store_true", help="merge shard CSVs into --out")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,6 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return doctor()
         if args.command == "data":
             return data_list() if args.data_command == "list" else data_download(args.name)
+        if args.command == "grade":
+            return grade(args)
         return assign(args.solutions, args.exercises)
     except (ValueError, OSError) as error:
         print(f"coursekit {args.command}: {error}", file=sys.stderr)
