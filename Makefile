@@ -53,7 +53,7 @@ assign: venv  ## regenerate exercises/ from solutions/
 test: venv test-python test-notebooks test-exercises book-check test-torchtext  ## run every test
 
 test-python: venv  ## unit, parity, data, grading and configuration tests
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n $(JOBS) tests --ignore=tests/torchtext -p no:cacheprovider
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests --ignore=tests/torchtext -p no:cacheprovider
 
 test-notebooks: venv  ## nbval over the book and the solutions (PROFILE=ci by default, or full)
 	COURSEKIT_PROFILE=$(PROFILE) OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \

@@ -27,7 +27,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from coursekit.grading.gradebook import STATUSES, QuestionGrade, SubmissionGrade, points_text
-from coursekit.grading.grader import Assignment
+from coursekit.grading.grader import Assignment, screen
 from coursekit.grading.kernel import Limits, kill_process_group
 from coursekit.grading.submissions import Submission
 from coursekit.grading.worker import job_description
@@ -88,11 +88,16 @@ def grade_class(
 def grade_in_worker(
     submission: Submission, assignment: Assignment, limits: Limits, hidden: Path | None
 ) -> SubmissionGrade:
-    """Grade ``submission`` in a fresh worker process; never raises for the submission's sake."""
+    """Grade ``submission`` in a fresh worker process; never raises for the submission's sake.
+
+    A file that is not a notebook of the assignment is rejected here, without a worker.
+    """
+    rejected = screen(submission, assignment)
+    if rejected is not None:
+        return rejected
     private = Path(tempfile.mkdtemp(prefix="coursekit-job-"))
     job, result, log = private / "job.json", private / "grade.json", private / "worker.log"
     job.write_text(json.dumps(job_description(submission, assignment.name, hidden, limits)))
-    source = submission.path.name if submission.path is not None else submission.student
     try:
         with log.open("wb") as log_file:
             worker = subprocess.Popen(
@@ -108,14 +113,14 @@ def grade_in_worker(
             except subprocess.TimeoutExpired:
                 _kill_worker(worker, private)
                 reason = f"grading did not finish within {limits.timeout:g} s"
-                return _without_grades(submission, source, assignment, "timeout", reason)
+                return _without_grades(submission, assignment, "timeout", reason)
         try:
             return SubmissionGrade.from_json(json.loads(result.read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError):
             reason = (
                 f"the grading process failed (exit code {worker.returncode}): {_last_line(log)}"
             )
-            return _without_grades(submission, source, assignment, "crashed", reason)
+            return _without_grades(submission, assignment, "crashed", reason)
     finally:
         shutil.rmtree(private, ignore_errors=True)
 
@@ -139,7 +144,6 @@ def _last_line(log: Path) -> str:
 
 def _without_grades(
     submission: Submission,
-    source: str,
     assignment: Assignment,
     status: str,
     reason: str,
@@ -148,7 +152,7 @@ def _without_grades(
         QuestionGrade(question.id, question.title, question.points, reason=f"not graded: {reason}")
         for question in assignment.questions
     )
-    return SubmissionGrade(submission.student, source, status, reason, questions)  # type: ignore[arg-type]
+    return SubmissionGrade(submission.student, submission.source, status, reason, questions)  # type: ignore[arg-type]
 
 
 def summary(grades: Sequence[SubmissionGrade], assignment: Assignment, seconds: float) -> str:

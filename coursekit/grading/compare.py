@@ -140,8 +140,10 @@ def _compare_scalars(
     default_rtol, default_atol = DEFAULT_TOLERANCES[torch.float64]
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
-    if math.isnan(expected) and math.isnan(plain):
+    if (math.isnan(expected) and math.isnan(plain)) or plain == expected:
         return None
+    if math.isinf(expected) or math.isinf(plain):  # as torch.isclose: infinities match only exactly
+        return f"expected {_show(expected)}, got {_show(plain)}"
     difference = abs(plain - expected)
     if difference <= atol + rtol * abs(expected):
         return None

@@ -83,19 +83,31 @@ class _Record:
         return "ok", ""
 
 
+def screen(submission: Submission, assignment: Assignment) -> SubmissionGrade | None:
+    """The ``invalid-notebook`` grade of a submission that cannot be run, or None when it can.
+
+    Cheap and safe to call in any process: it only reads the file.
+    """
+    if submission.path is None:
+        return _invalid(submission, assignment, submission.problem)
+    try:
+        read_notebook(submission.path, assignment.question_ids)
+    except InvalidNotebook as error:
+        return _invalid(submission, assignment, str(error))
+    except OSError as error:
+        return _invalid(submission, assignment, f"the file could not be read ({error})")
+    return None
+
+
 def grade_submission(
     submission: Submission, assignment: Assignment, limits: Limits
 ) -> SubmissionGrade:
     """Grade ``submission`` (see the module docstring); never raises on bad student input."""
-    source = submission.path.name if submission.path is not None else submission.student
-    if submission.path is None:
-        return _invalid(submission, source, assignment, submission.problem)
-    try:
-        notebook = read_notebook(submission.path, assignment.question_ids)
-    except InvalidNotebook as error:
-        return _invalid(submission, source, assignment, str(error))
-    except OSError as error:
-        return _invalid(submission, source, assignment, f"the file could not be read ({error})")
+    rejected = screen(submission, assignment)
+    if rejected is not None:
+        return rejected
+    assert submission.path is not None  # screen() rejects submissions without a notebook
+    notebook = read_notebook(submission.path, assignment.question_ids)
     cells = [
         (number, cell.source)
         for number, cell in enumerate(notebook.cells, start=1)
@@ -108,17 +120,17 @@ def grade_submission(
         grades = _grade_in_kernels(cells, assignment, limits, Path(private), work, record)
     status, reason = record.verdict()
     questions = tuple(grades[question.id] for question in assignment.questions)
-    return SubmissionGrade(submission.student, source, status, reason, questions)
+    return SubmissionGrade(submission.student, submission.source, status, reason, questions)
 
 
-def _invalid(
-    submission: Submission, source: str, assignment: Assignment, reason: str
-) -> SubmissionGrade:
+def _invalid(submission: Submission, assignment: Assignment, reason: str) -> SubmissionGrade:
     questions = tuple(
         QuestionGrade(question.id, question.title, question.points, reason="invalid notebook")
         for question in assignment.questions
     )
-    return SubmissionGrade(submission.student, source, "invalid-notebook", reason, questions)
+    return SubmissionGrade(
+        submission.student, submission.source, "invalid-notebook", reason, questions
+    )
 
 
 def _grade_in_kernels(

@@ -32,6 +32,9 @@ from nbclient.exceptions import DeadKernelError
 KERNEL_NAME = "coursekit-grade"
 STARTUP_SECONDS = 60
 INTERRUPT_GRACE_SECONDS = 5
+#: The grader accepts this many times the kernel's own output cap (message envelopes included)
+#: before it stops a cell itself, for a kernel whose cap was removed from the notebook.
+GRADER_OUTPUT_FACTOR = 3
 MAX_MESSAGE_CHARACTERS = 200
 MAX_ERROR_CHARACTERS = 2000
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -159,6 +162,7 @@ class GradingKernel:
                 "--folder", str(self.work),
                 "--memory-mb", str(self.limits.memory_mb),
                 "--cpu-seconds", str(cpu_seconds),
+                "--max-output", str(self.limits.max_output_bytes),
                 "--HistoryManager.hist_file=:memory:",
                 "-f", "{connection_file}",
             ],
@@ -174,7 +178,7 @@ class GradingKernel:
         self._client = _LimitedClient(
             nbformat.v4.new_notebook(),
             km=self._manager,
-            output_budget=self.limits.max_output_bytes,
+            output_budget=GRADER_OUTPUT_FACTOR * self.limits.max_output_bytes,
             allow_errors=True,
             interrupt_on_timeout=True,
             startup_timeout=STARTUP_SECONDS,

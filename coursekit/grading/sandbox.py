@@ -1,14 +1,15 @@
 """The kernel that runs a submission under ``coursekit grade``: OS limits, a guard, then IPython.
 
-``python -m coursekit.grading.sandbox --folder DIR --memory-mb M --cpu-seconds S -f CONNECTION``
-starts an ordinary IPython kernel after three steps:
+``python -m coursekit.grading.sandbox --folder DIR --memory-mb M --cpu-seconds S --max-output C
+-f CONNECTION`` starts an ordinary IPython kernel after these steps:
 
 1. **Limits** (``resource.setrlimit``): address space ``M`` MiB (a memory bomb raises
    ``MemoryError`` instead of swapping the machine), CPU time ``S`` seconds (the kernel is killed
    by ``SIGXCPU`` past it), files of at most 256 MiB, and no core dumps.
 2. **Preloading** torch, numpy and matplotlib, so that their shared libraries are loaded before
    the guard forbids loading any more.
-3. **The guard**, an audit hook (PEP 578) that refuses, with ``PermissionError``: starting
+3. **An output cap** of ``C`` characters in all (:func:`limit_output`).
+4. **The guard**, an audit hook (PEP 578) that refuses, with ``PermissionError``: starting
    processes (``fork``, ``subprocess``, ``os.system``, ``exec``, ``posix_spawn``), signalling
    other processes, opening network connections, calling C through ``ctypes``, writing, deleting
    or renaming anything outside ``DIR``, and reading anywhere but ``DIR``, the Python installation
@@ -105,6 +106,39 @@ def apply_limits(memory_mb: int, cpu_seconds: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+class OutputLimitExceeded(Exception):
+    """Raised once, by the ``print`` that crosses the output budget; later output is dropped."""
+
+
+def limit_output(max_characters: int) -> None:
+    """Cap what the kernel's ``sys.stdout`` and ``sys.stderr`` send to the grader, in total.
+
+    Without a cap, ``while True: print(...)`` fills the kernel's output buffer faster than it is
+    sent and exhausts its memory. The print that crosses ``max_characters`` raises
+    :class:`OutputLimitExceeded`, which stops a printing loop; everything printed after it is
+    dropped without error, so a debugging ``print`` inside an answer costs no points.
+
+    See the book's Exercises page.
+    """
+    from ipykernel.iostream import OutStream
+
+    original_write = OutStream.write
+    written = 0
+
+    def write(stream: OutStream, text: str) -> int:
+        nonlocal written
+        if written > max_characters:
+            return len(text)
+        written += len(text)
+        if written > max_characters:
+            raise OutputLimitExceeded(
+                f"more than {max_characters} characters printed; later output is dropped"
+            )
+        return original_write(stream, text)
+
+    OutStream.write = write  # type: ignore[method-assign]
+
+
 def readable_roots(folder: Path) -> tuple[str, ...]:
     """Where a submission may read: its folder, the Python installation and system folders.
 
@@ -190,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--folder", type=Path, required=True)
     parser.add_argument("--memory-mb", type=int, required=True)
     parser.add_argument("--cpu-seconds", type=int, required=True)
+    parser.add_argument("--max-output", type=int, required=True)
     args, kernel_arguments = parser.parse_known_args(argv)
     folder = args.folder.resolve()
     os.chdir(folder)
@@ -202,6 +237,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     kernel = IPKernelApp.instance()
     kernel.initialize(kernel_arguments)  # sockets and profile are set up before the guard
+    limit_output(args.max_output)
     sys.addaudithook(make_guard(folder, readable_roots(folder)))
     kernel.start()
 

@@ -38,6 +38,11 @@ class Submission:
     path: Path | None
     problem: str = ""
 
+    @property
+    def source(self) -> str:
+        """The file name the gradebook shows (the student id for a folder without a notebook)."""
+        return self.path.name if self.path is not None else self.student
+
 
 def find_submissions(paths: Sequence[Path]) -> list[Submission]:
     """The submissions in ``paths`` (files, folders of files, folders of students' folders).

@@ -227,3 +227,10 @@ def test_tensors_that_require_grad_are_compared_by_value() -> None:
 def test_unsupported_reference_types_are_a_question_bug() -> None:
     with pytest.raises(TypeError, match="cannot compare reference values of type set"):
         compare({1, 2}, {1, 2})
+
+
+def test_equal_infinities_match_and_opposite_ones_do_not() -> None:
+    assert compare(math.inf, math.inf, rtol=0, atol=0) is None
+    assert compare(-math.inf, -math.inf) is None
+    assert compare(math.inf, -math.inf) is not None
+    assert compare(math.inf, 1e308) is not None
