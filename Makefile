@@ -59,8 +59,9 @@ test-notebooks: venv  ## nbval over the book and the solutions (PROFILE=ci by de
 	COURSEKIT_PROFILE=$(PROFILE) OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	    -p no:cacheprovider book/*.ipynb solutions/*.ipynb
 
-test-exercises: venv  ## run the student notebooks: every check must report "not implemented"
+test-exercises: venv  ## student notebooks report "not implemented"; the grader gives solutions full marks, exercises zero
 	COURSEKIT_PROFILE=ci $(BIN)/python -m coursekit.grading.selfcheck exercises/
+	$(BIN)/coursekit grade --validate solutions/ --jobs $(JOBS)
 
 $(TT_BIN)/.installed: tests/torchtext/requirements.txt
 	@test -x $(TT_BIN)/python || $(PYTHON) -m venv $(TT_VENV)

@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> None:
     load_benchmark_modules()
     rows = [row(options.quick) for row in BENCHMARKS]
     print(render_table(rows))
+    for note in (note for row in rows for note in row.notes):
+        print(note)
     print("ratio = ours / reference, both timed in the same run; below 1: coursekit is faster")
 
 

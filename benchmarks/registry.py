@@ -20,6 +20,7 @@ class Row:
     reference: str
     ours_seconds: float
     reference_seconds: float
+    notes: tuple[str, ...] = ()
 
     @property
     def ratio(self) -> float:

@@ -121,12 +121,12 @@ def _grade_class(args: argparse.Namespace, limits: object) -> int:
     if not args.assignment:
         raise ValueError("--assignment is required (e.g. --assignment ch01)")
     assignment = Assignment.load(args.assignment, args.hidden)
-    submissions = find_submissions(args.submissions)
+    feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
+    submissions = find_submissions(args.submissions, exclude=[args.out, feedback])
     if args.shard:
         submissions = select_shard(submissions, *parse_shard(args.shard))
     if not submissions:
         raise ValueError("no submissions found")
-    feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
     for folder in (args.out.parent, feedback):
         folder.mkdir(parents=True, exist_ok=True)
         if not os.access(folder, os.W_OK):

@@ -34,7 +34,7 @@ FIXED_COLUMNS_AFTER = ("total", "status", "reason")
 
 
 @dataclass(frozen=True)
-class TestVerdict:
+class Verdict:
     """One test of a question: ``label`` is ``"test 3"`` or ``"hidden test 2"``."""
 
     label: str
@@ -58,7 +58,7 @@ class QuestionGrade:
     points_possible: float
     points_earned: float = 0.0
     reason: str = ""
-    tests: tuple[TestVerdict, ...] = ()
+    tests: tuple[Verdict, ...] = ()
 
     @property
     def not_implemented(self) -> bool:
@@ -96,7 +96,7 @@ class SubmissionGrade:
         questions = tuple(
             QuestionGrade(
                 **{key: value for key, value in question.items() if key != "tests"},
-                tests=tuple(TestVerdict(**test) for test in question["tests"]),
+                tests=tuple(Verdict(**test) for test in question["tests"]),
             )
             for question in data["questions"]
         )
@@ -226,7 +226,7 @@ def _question_summary(question: QuestionGrade) -> str:
     return f"{score}: {passed} of {len(question.tests)} tests passed."
 
 
-def _test_line(test: TestVerdict) -> str:
+def _test_line(test: Verdict) -> str:
     verb = {"error": "raised an error", "not implemented": "is not implemented"}
     line = f"- {test.label} {verb.get(test.status, test.status)}"
     if test.description:

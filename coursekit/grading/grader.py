@@ -23,7 +23,7 @@ from coursekit.grading.gradebook import (
     QuestionGrade,
     SubmissionGrade,
     SubmissionStatus,
-    TestVerdict,
+    Verdict,
 )
 from coursekit.grading.hidden import load_hidden_cases
 from coursekit.grading.kernel import CellRun, GradingKernel, Limits
@@ -276,10 +276,10 @@ def _grade_question(
         number = index - len(visible) + 1 if is_hidden else index + 1
         result = grade_case(question, case, number, outcome)
         if is_hidden:
-            verdicts.append(TestVerdict(f"hidden test {number}", result.status))
+            verdicts.append(Verdict(f"hidden test {number}", result.status))
         else:
             verdicts.append(
-                TestVerdict(f"test {number}", result.status, result.description, result.message)
+                Verdict(f"test {number}", result.status, result.description, result.message)
             )
     passed = sum(verdict.passed for verdict in verdicts)
     earned = round(question.points * passed / len(verdicts), 2)

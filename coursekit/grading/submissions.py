@@ -44,20 +44,22 @@ class Submission:
         return self.path.name if self.path is not None else self.student
 
 
-def find_submissions(paths: Sequence[Path]) -> list[Submission]:
+def find_submissions(paths: Sequence[Path], exclude: Sequence[Path] = ()) -> list[Submission]:
     """The submissions in ``paths`` (files, folders of files, folders of students' folders).
 
-    Hidden files (``.DS_Store``, ``.ipynb_checkpoints``) are skipped. Sorted by student id; two
-    submissions with the same id are an error, since the gradebook could not tell them apart.
+    Hidden files (``.DS_Store``, ``.ipynb_checkpoints``) and the paths in ``exclude`` (the
+    grader's own CSV and feedback folder) are skipped. Sorted by student id; two submissions with
+    the same id are an error, since the gradebook could not tell them apart.
 
     See the book's Exercises page.
     """
+    skipped = {path.resolve() for path in exclude}
     found: list[Submission] = []
     for path in map(Path, paths):
         if not path.exists():
             raise FileNotFoundError(f"no such file or folder: {path}")
         if path.is_dir():
-            found.extend(_in_folder(path))
+            found.extend(_in_folder(path, skipped))
         else:
             found.append(Submission(student_id(path.stem), path))
     found.sort(key=lambda submission: submission.student)
@@ -68,9 +70,9 @@ def find_submissions(paths: Sequence[Path]) -> list[Submission]:
     return found
 
 
-def _in_folder(folder: Path) -> Iterable[Submission]:
+def _in_folder(folder: Path, skipped: set[Path]) -> Iterable[Submission]:
     for entry in sorted(folder.iterdir()):
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or entry.resolve() in skipped:
             continue
         if entry.is_file():
             yield Submission(student_id(entry.stem), entry)

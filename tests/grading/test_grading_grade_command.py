@@ -137,13 +137,14 @@ def test_without_hidden_tests_only_the_visible_ones_count(tmp_path: Path) -> Non
 
 
 def test_shards_partition_the_class_and_merge_back(tmp_path: Path) -> None:
+    (tmp_path / "class").mkdir()
     for student in ("correct", "stubs", "empty-file", "not-utf8", "partial"):
         source = next(SUBMISSIONS.glob(f"{student}.*"))
-        (tmp_path / source.name).write_bytes(source.read_bytes())
+        (tmp_path / "class" / source.name).write_bytes(source.read_bytes())
     shards = []
     for index in (1, 2):
         out = f"shard-{index}.csv"
-        arguments = ["--assignment", "ch01", str(tmp_path), "--out", out, "--shard", f"{index}/2"]
+        arguments = ["--assignment", "ch01", "class", "--out", out, "--shard", f"{index}/2"]
         result = run_grade(*arguments, *LIMITS, cwd=tmp_path)
         assert result.returncode == 0, result.stderr[-2000:]
         shards.append(tmp_path / out)
@@ -157,3 +158,13 @@ def test_shards_partition_the_class_and_merge_back(tmp_path: Path) -> None:
     again = run_grade("--merge", str(shards[0]), str(shards[0]), "--out", "twice.csv", cwd=tmp_path)
     assert again.returncode == 1
     assert "appears in more than one input" in again.stderr
+
+
+def test_the_gradebook_and_feedback_are_never_graded_as_submissions(tmp_path: Path) -> None:
+    (tmp_path / "correct.ipynb").write_bytes((SUBMISSIONS / "correct.ipynb").read_bytes())
+    for _ in range(2):  # the second run finds the first run's CSV and feedback beside the notebook
+        result = run_grade(
+            "--assignment", "ch01", ".", "--out", "grades.csv", *LIMITS, cwd=tmp_path
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+    assert list(read_rows(tmp_path / "grades.csv")[1]) == ["correct"]

@@ -1,0 +1,72 @@
+"""Sharding a class, and the instructor's self-check of solutions and exercises."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from coursekit.grading.batch import parse_shard, select_shard
+from coursekit.grading.submissions import Submission
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_shards_are_parsed_strictly() -> None:
+    assert parse_shard("2/4") == (2, 4)
+    for text in ("0/4", "5/4", "2", "a/b", "1/0"):
+        with pytest.raises(ValueError, match="--shard"):
+            parse_shard(text)
+
+
+def test_shards_cover_every_submission_once_whatever_the_input_order() -> None:
+    students = [Submission(name, None) for name in ("eve", "amir", "dan", "bea", "carl")]
+    shards = [select_shard(students, index, 3) for index in (1, 2, 3)]
+    assert [[item.student for item in shard] for shard in shards] == [
+        ["amir", "dan"],
+        ["bea", "eve"],
+        ["carl"],
+    ]
+    assert select_shard(list(reversed(students)), 1, 3) == shards[0]
+
+
+def run_cli(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "coursekit.cli", *arguments]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_validate_finds_a_solution_that_loses_points(tmp_path: Path) -> None:
+    notebook = nbformat.read(ROOT / "solutions" / "01-text.ipynb", as_version=4)
+    for cell in notebook.cells:
+        if cell.metadata.get("coursekit") == {"question": "ch01.q4", "role": "answer"}:
+            cell.source = cell.source.replace("return 1.0", "return 0.9")
+    (tmp_path / "solutions").mkdir()
+    nbformat.write(notebook, tmp_path / "solutions" / "01-text.ipynb")
+    result = run_cli("grade", "--validate", "solutions", "--jobs", "2", cwd=tmp_path)
+    assert result.returncode == 1
+    assert (
+        "the solution of ch01.q4 lost points (test 1 failed: expected 1, got 0.9" in result.stderr
+    )
+    assert "solution 7.6/8 (ok), exercise 0 (ok)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["grade", "x.ipynb"], "--assignment is required"),
+        (["grade", "--assignment", "ch99", "."], "no assignment 'ch99'"),
+        (["grade", "--assignment", "ch01", "absent/"], "no such file or folder"),
+        (["grade", "--assignment", "ch01", ".", "--hidden", "absent"], "does not exist"),
+        (["grade", "--assignment", "ch01", ".", "--shard", "3/2"], "--shard must look like"),
+    ],
+)
+def test_instructor_mistakes_are_reported_in_one_line(tmp_path: Path, arguments, message) -> None:
+    (tmp_path / "x.ipynb").write_text("{}")
+    result = run_cli(*arguments, cwd=tmp_path)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
