@@ -10,13 +10,14 @@ stale solution or an exercise that crashes the grader is found before the studen
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 
 from coursekit.grading.assign import assign_notebook
 from coursekit.grading.batch import grade_class
-from coursekit.grading.gradebook import SubmissionGrade, points_text
+from coursekit.grading.gradebook import QuestionGrade, SubmissionGrade, points_text
 from coursekit.grading.grader import Assignment
 from coursekit.grading.kernel import Limits
 from coursekit.grading.submissions import Submission, tagged_questions
@@ -51,8 +52,8 @@ def validate_solutions(
             submissions = [Submission("solution", solution), Submission("exercise", exercise)]
             grades = grade_class(submissions, assignment, limits, jobs=jobs, progress=progress)
             found = {grade.student: grade for grade in grades}
-            problems += _solution_problems(solution, found["solution"])
-            problems += _exercise_problems(solution, found["exercise"])
+            problems += _problems(solution, "solution", found["solution"], _full_marks)
+            problems += _problems(solution, "exercise", found["exercise"], _plain_stub)
             print(
                 f"{solution}: solution {points_text(found['solution'].total)}/"
                 f"{points_text(found['solution'].possible)} ({found['solution'].status}), "
@@ -61,29 +62,30 @@ def validate_solutions(
     return problems
 
 
-def _solution_problems(path: Path, grade: SubmissionGrade) -> list[str]:
-    problems = []
-    if grade.status != "ok":
-        problems.append(f"{path}: the solution graded {grade.status} ({grade.reason})")
+def _problems(
+    path: Path, role: str, grade: SubmissionGrade, judge: Callable[[QuestionGrade], str | None]
+) -> list[str]:
+    """The problems of one graded notebook: its status, then each question ``judge`` faults."""
+    problems = [f"{path}: the {role} graded {grade.status} ({grade.reason})"]
+    problems = problems if grade.status != "ok" else []
     for question in grade.questions:
-        if question.points_earned != question.points_possible:
-            why = question.reason or "; ".join(
-                f"{test.label} {test.status}: {test.message}"
-                for test in question.tests
-                if not test.passed
-            )
-            problems.append(f"{path}: the solution of {question.question_id} lost points ({why})")
+        problem = judge(question)
+        if problem is not None:
+            problems.append(f"{path}: the {role} of {question.question_id} {problem}")
     return problems
 
 
-def _exercise_problems(path: Path, grade: SubmissionGrade) -> list[str]:
-    problems = []
-    if grade.status != "ok":
-        problems.append(f"{path}: its exercise graded {grade.status} ({grade.reason})")
-    for question in grade.questions:
-        if question.points_earned != 0 or not question.not_implemented:
-            problems.append(
-                f"{path}: the exercise of {question.question_id} is not a plain stub "
-                f"({points_text(question.points_earned)} points, {question.reason or 'tests ran'})"
-            )
-    return problems
+def _full_marks(question: QuestionGrade) -> str | None:
+    if question.points_earned == question.points_possible:
+        return None
+    failures = [
+        f"{test.label} {test.status}: {test.message}" for test in question.tests if not test.passed
+    ]
+    return f"lost points ({question.reason or '; '.join(failures)})"
+
+
+def _plain_stub(question: QuestionGrade) -> str | None:
+    if question.points_earned == 0 and question.not_implemented:
+        return None
+    points = points_text(question.points_earned)
+    return f"is not a plain stub ({points} points, {question.reason or 'tests ran'})"

@@ -9,7 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.grading.batch import parse_shard, select_shard
+from coursekit.grading.batch import grade_in_worker, parse_shard, select_shard
+from coursekit.grading.grader import Assignment
+from coursekit.grading.kernel import Limits
 from coursekit.grading.submissions import Submission
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,3 +72,24 @@ def test_instructor_mistakes_are_reported_in_one_line(tmp_path: Path, arguments,
     assert result.returncode == 1
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_worker_past_its_time_is_killed_and_the_row_says_so(monkeypatch) -> None:
+    monkeypatch.setattr("coursekit.grading.batch.WORKER_MARGIN_SECONDS", 0)
+    assignment = Assignment.load("ch01")
+    submission = Submission("amir", ROOT / "solutions" / "01-text.ipynb")
+    grade = grade_in_worker(submission, assignment, Limits(timeout=0.5), None)
+    assert (grade.status, grade.reason) == ("timeout", "grading did not finish within 0.5 s")
+    assert [question.points_earned for question in grade.questions] == [0] * 5
+    assert all(question.reason.startswith("not graded: ") for question in grade.questions)
+
+
+def test_a_worker_that_fails_is_reported_as_crashed(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setattr("coursekit.grading.batch.sys.executable", str(tmp_path / "no-python"))
+    (tmp_path / "no-python").write_text("#!/bin/sh\necho 'the worker broke' >&2\nexit 7\n")
+    (tmp_path / "no-python").chmod(0o755)
+    assignment = Assignment.load("ch01")
+    submission = Submission("amir", ROOT / "solutions" / "01-text.ipynb")
+    grade = grade_in_worker(submission, assignment, Limits(), None)
+    assert grade.status == "crashed"
+    assert grade.reason == "the grading process failed (exit code 7): the worker broke"
