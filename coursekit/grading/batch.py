@@ -1,9 +1,10 @@
 """Grade a whole class: ``coursekit grade --assignment ch01 submissions/ --jobs 4``.
 
-Each submission is graded by its own worker process (:mod:`coursekit.grading.worker`), ``jobs``
-at a time, with a progress bar. A worker that overruns the submission's time limit is killed with
-its whole process group and its kernel's; a worker that fails is reported as ``crashed``. Either
-way the submission gets a row and the batch goes on. ``--shard I/N`` grades every N-th submission
+``jobs`` worker processes (:mod:`coursekit.grading.worker`) take the submissions one by one, each
+in its own sandboxed kernel, under a progress bar. A worker that overruns a submission's time
+limit is killed with its whole process group and its kernel's, and one that fails is reported as
+``crashed``; either way the submission gets a row, a fresh worker takes over and the batch goes
+on. ``--shard I/N`` grades every N-th submission
 (in student-id order) starting from the I-th, so any batch system can split a class, and
 :func:`coursekit.grading.gradebook.merge_gradebooks` joins the shards' CSVs. Chapter 1, Text as
 sequences, has the first graded exercises; see the book's Exercises page.
@@ -15,14 +16,17 @@ import contextlib
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from queue import Empty, Queue
 
 from tqdm.auto import tqdm
 
@@ -30,7 +34,7 @@ from coursekit.grading.gradebook import STATUSES, QuestionGrade, SubmissionGrade
 from coursekit.grading.grader import Assignment, screen
 from coursekit.grading.kernel import Limits, kill_process_group
 from coursekit.grading.submissions import Submission
-from coursekit.grading.worker import job_description
+from coursekit.grading.worker import job_description, setup_description
 
 #: Seconds a worker gets beyond the submission's limit, to start, load torch and clean up.
 WORKER_MARGIN_SECONDS = 60
@@ -62,76 +66,127 @@ def grade_class(
     progress: bool = True,
 ) -> list[SubmissionGrade]:
     """Grade every submission, ``jobs`` at a time; the grades come back sorted by student id."""
+    queue: Queue[Submission] = Queue()
+    for submission in submissions:
+        queue.put(submission)
     grades: list[SubmissionGrade] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [
-            pool.submit(grade_in_worker, submission, assignment, limits, hidden)
-            for submission in submissions
-        ]
-        bar = tqdm(
-            as_completed(futures),
-            total=len(futures),
-            desc=f"grading {assignment.name}",
-            unit="notebook",
-            disable=not progress,
-            file=sys.stderr,
-        )
-        for future in bar:
-            grades.append(future.result())
-            counts = Counter(grade.status for grade in grades)
-            bar.set_postfix_str(
-                ", ".join(f"{status} {counts[status]}" for status in STATUSES if counts[status])
-            )
+    bar = tqdm(
+        total=len(submissions),
+        desc=f"grading {assignment.name}",
+        unit="notebook",
+        disable=not progress,
+        file=sys.stderr,
+    )
+    lock = threading.Lock()
+
+    def work() -> None:
+        with Worker(assignment, limits, hidden) as worker:
+            while True:
+                try:
+                    submission = queue.get_nowait()
+                except Empty:
+                    return
+                grade = worker.grade(submission)
+                with lock:
+                    grades.append(grade)
+                    counts = Counter(item.status for item in grades)
+                    shown = (f"{status} {counts[status]}" for status in STATUSES if counts[status])
+                    bar.set_postfix_str(", ".join(shown), refresh=False)
+                    bar.update()
+
+    workers = max(1, min(jobs, len(submissions)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in [pool.submit(work) for _ in range(workers)]:
+            future.result()
+    bar.close()
     return sorted(grades, key=lambda grade: grade.student)
 
 
-def grade_in_worker(
-    submission: Submission, assignment: Assignment, limits: Limits, hidden: Path | None
-) -> SubmissionGrade:
-    """Grade ``submission`` in a fresh worker process; never raises for the submission's sake.
+class Worker:
+    """A worker process (:mod:`coursekit.grading.worker`) that grades submissions one by one.
 
-    A file that is not a notebook of the assignment is rejected here, without a worker.
+    Started on first use and again after a failure. A submission that takes longer than its
+    limit (plus a margin) gets the ``timeout`` status and the worker is killed with its process
+    group and its kernel's; a worker that dies gives ``crashed`` with the last line it logged.
     """
-    rejected = screen(submission, assignment)
-    if rejected is not None:
-        return rejected
-    private = Path(tempfile.mkdtemp(prefix="coursekit-job-"))
-    job, result, log = private / "job.json", private / "grade.json", private / "worker.log"
-    job.write_text(json.dumps(job_description(submission, assignment.name, hidden, limits)))
-    try:
-        with log.open("wb") as log_file:
-            worker = subprocess.Popen(
-                [sys.executable, "-m", "coursekit.grading.worker", str(job), str(result)],
-                stdin=subprocess.DEVNULL,
-                stdout=log_file,
-                stderr=log_file,
-                start_new_session=True,
-                env={**os.environ, "TMPDIR": str(private)},
-            )
-            try:
-                worker.wait(timeout=limits.timeout + WORKER_MARGIN_SECONDS)
-            except subprocess.TimeoutExpired:
-                _kill_worker(worker, private)
-                reason = f"grading did not finish within {limits.timeout:g} s"
-                return _without_grades(submission, assignment, "timeout", reason)
+
+    def __init__(self, assignment: Assignment, limits: Limits, hidden: Path | None):
+        self.assignment = assignment
+        self.limits = limits
+        self.private = Path(tempfile.mkdtemp(prefix="coursekit-worker-"))
+        self.setup = self.private / "setup.json"
+        self.setup.write_text(json.dumps(setup_description(assignment.name, hidden, limits)))
+        self.log = self.private / "worker.log"
+        self.process: subprocess.Popen[str] | None = None
+        self.graded = 0
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self.stop()
+        shutil.rmtree(self.private, ignore_errors=True)
+
+    def grade(self, submission: Submission) -> SubmissionGrade:
+        """Grade ``submission``; never raises for the submission's sake.
+
+        A file that is not a notebook of the assignment is rejected here, without the worker.
+        """
+        rejected = screen(submission, self.assignment)
+        if rejected is not None:
+            return rejected
+        self.graded += 1
+        result = self.private / f"grade-{self.graded}.json"
+        process = self._started()
+        assert process.stdin is not None and process.stdout is not None
         try:
-            return SubmissionGrade.from_json(json.loads(result.read_text(encoding="utf-8")))
+            process.stdin.write(job_description(submission, result))
+            process.stdin.flush()
+        except OSError:
+            pass  # the worker died; reading its output below says so
+        ready, _, _ = select.select(
+            [process.stdout], [], [], self.limits.timeout + WORKER_MARGIN_SECONDS
+        )
+        if not ready:
+            self.stop()
+            reason = f"grading did not finish within {self.limits.timeout:g} s"
+            return _without_grades(submission, self.assignment, "timeout", reason)
+        line = process.stdout.readline().strip()
+        try:
+            return SubmissionGrade.from_json(json.loads(Path(line).read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError):
-            reason = (
-                f"the grading process failed (exit code {worker.returncode}): {_last_line(log)}"
-            )
-            return _without_grades(submission, assignment, "crashed", reason)
-    finally:
-        shutil.rmtree(private, ignore_errors=True)
+            self.stop()
+            reason = f"the grading process failed (exit code {process.returncode}): {_last_line(self.log)}"
+            return _without_grades(submission, self.assignment, "crashed", reason)
 
+    def _started(self) -> subprocess.Popen[str]:
+        if self.process is None:
+            with self.log.open("ab") as log:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "coursekit.grading.worker", str(self.setup)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                    start_new_session=True,
+                    env={**os.environ, "TMPDIR": str(self.private)},
+                )
+        return self.process
 
-def _kill_worker(worker: subprocess.Popen[bytes], private: Path) -> None:
-    """Kill the worker's process group and the groups of the kernels it started."""
-    kill_process_group(worker.pid)
-    for pid_file in private.glob("*/kernel.pid"):
-        with contextlib.suppress(OSError, ValueError):
-            kill_process_group(int(pid_file.read_text()))
-    worker.wait()
+    def stop(self) -> None:
+        """Kill the worker's process group and the groups of the kernels it started."""
+        if self.process is None:
+            return
+        kill_process_group(self.process.pid)
+        for pid_file in self.private.glob("*/kernel.pid"):
+            with contextlib.suppress(OSError, ValueError):
+                kill_process_group(int(pid_file.read_text()))
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self.process = None
 
 
 def _last_line(log: Path) -> str:

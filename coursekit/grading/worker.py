@@ -1,11 +1,14 @@
-"""The process that grades one submission for ``coursekit grade``.
+"""The process that grades submissions for ``coursekit grade``, one after another.
 
-``python -m coursekit.grading.worker JOB.json RESULT.json`` reads the job (the submission, the
-assignment, the hidden-test folder and the limits), grades it with
-:func:`coursekit.grading.grader.grade_submission` and writes the
-:class:`~coursekit.grading.gradebook.SubmissionGrade` as JSON. Each submission gets a fresh
-process, so nothing one notebook does (a flood of output, a leak, a crash of the grading code
-itself) can reach the next one or the batch. See the book's Exercises page.
+``python -m coursekit.grading.worker SETUP.json`` loads the assignment, its hidden tests and the
+limits named in ``SETUP.json`` once, then reads jobs from its standard input, one JSON line each
+(the submission and the file for its grade). It grades each with
+:func:`coursekit.grading.grader.grade_submission`, writes the
+:class:`~coursekit.grading.gradebook.SubmissionGrade` as JSON and prints that file's path when it
+is done. Loading torch, the question bank and Jupyter's client once per worker rather than once
+per submission halves the time a submission takes; every submission still gets its own kernel
+and scratch folder, and a worker that hangs or dies is replaced (see
+:mod:`coursekit.grading.batch`). See the book's Exercises page.
 """
 
 from __future__ import annotations
@@ -15,37 +18,48 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from coursekit.grading.grader import Assignment, grade_submission
 from coursekit.grading.kernel import Limits
 from coursekit.grading.submissions import Submission
 
 
-def job_description(
-    submission: Submission, assignment: str, hidden: Path | None, limits: Limits
-) -> dict[str, Any]:
-    """The JSON a worker reads: what to grade, against what, under which limits."""
+def setup_description(assignment: str, hidden: Path | None, limits: Limits) -> dict[str, Any]:
+    """The JSON a worker starts from: the assignment, the hidden-test folder, the limits."""
     return {
-        "student": submission.student,
-        "path": str(submission.path) if submission.path is not None else None,
-        "problem": submission.problem,
         "assignment": assignment,
         "hidden": str(hidden) if hidden is not None else None,
         "limits": asdict(limits),
     }
 
 
+def job_description(submission: Submission, result: Path) -> str:
+    """One line of a worker's input: grade ``submission``, write the grade to ``result``."""
+    path = str(submission.path) if submission.path is not None else None
+    job = {"student": submission.student, "path": path, "problem": submission.problem}
+    return json.dumps({**job, "result": str(result)}) + "\n"
+
+
+def serve(setup: dict[str, Any], jobs: TextIO, done: TextIO) -> None:
+    """Grade every job line of ``jobs``; print each grade's file to ``done`` when written."""
+    hidden = Path(setup["hidden"]) if setup["hidden"] is not None else None
+    assignment = Assignment.load(setup["assignment"], hidden)
+    limits = Limits(**setup["limits"])
+    for line in jobs:
+        job = json.loads(line)
+        path = Path(job["path"]) if job["path"] is not None else None
+        grade = grade_submission(
+            Submission(job["student"], path, job["problem"]), assignment, limits
+        )
+        Path(job["result"]).write_text(json.dumps(grade.to_json()), encoding="utf-8")
+        print(job["result"], file=done, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Grade the job in ``argv[0]`` and write the grade to ``argv[1]``."""
-    job_path, result_path = argv if argv is not None else sys.argv[1:]
-    job = json.loads(Path(job_path).read_text(encoding="utf-8"))
-    path = Path(job["path"]) if job["path"] is not None else None
-    submission = Submission(job["student"], path, job["problem"])
-    hidden = Path(job["hidden"]) if job["hidden"] is not None else None
-    assignment = Assignment.load(job["assignment"], hidden)
-    grade = grade_submission(submission, assignment, Limits(**job["limits"]))
-    Path(result_path).write_text(json.dumps(grade.to_json()), encoding="utf-8")
+    """Serve the jobs of standard input with the setup file ``argv[0]``."""
+    (setup_path,) = argv if argv is not None else sys.argv[1:]
+    serve(json.loads(Path(setup_path).read_text(encoding="utf-8")), sys.stdin, sys.stdout)
     return 0
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.grading.batch import grade_in_worker, parse_shard, select_shard
+from coursekit.grading.batch import Worker, parse_shard, select_shard
 from coursekit.grading.grader import Assignment
 from coursekit.grading.kernel import Limits
 from coursekit.grading.submissions import Submission
@@ -78,7 +78,9 @@ def test_a_worker_past_its_time_is_killed_and_the_row_says_so(monkeypatch) -> No
     monkeypatch.setattr("coursekit.grading.batch.WORKER_MARGIN_SECONDS", 0)
     assignment = Assignment.load("ch01")
     submission = Submission("amir", ROOT / "solutions" / "01-text.ipynb")
-    grade = grade_in_worker(submission, assignment, Limits(timeout=0.5), None)
+    with Worker(assignment, Limits(timeout=0.5), None) as worker:
+        grade = worker.grade(submission)
+        assert worker.process is None  # killed, to be started afresh for the next submission
     assert (grade.status, grade.reason) == ("timeout", "grading did not finish within 0.5 s")
     assert [question.points_earned for question in grade.questions] == [0] * 5
     assert all(question.reason.startswith("not graded: ") for question in grade.questions)
@@ -90,6 +92,7 @@ def test_a_worker_that_fails_is_reported_as_crashed(monkeypatch, tmp_path: Path)
     (tmp_path / "no-python").chmod(0o755)
     assignment = Assignment.load("ch01")
     submission = Submission("amir", ROOT / "solutions" / "01-text.ipynb")
-    grade = grade_in_worker(submission, assignment, Limits(), None)
+    with Worker(assignment, Limits(), None) as worker:
+        grade = worker.grade(submission)
     assert grade.status == "crashed"
     assert grade.reason == "the grading process failed (exit code 7): the worker broke"
