@@ -26,7 +26,7 @@ from coursekit.grading.gradebook import (
     Verdict,
 )
 from coursekit.grading.hidden import load_hidden_cases
-from coursekit.grading.kernel import CellRun, GradingKernel, Limits
+from coursekit.grading.kernel import CellRun, GradingKernel, KernelStartError, Limits
 from coursekit.grading.questions import Case, Question, all_questions, generate_cases
 from coursekit.grading.run import grade_case
 from coursekit.grading.submissions import InvalidNotebook, Submission, read_notebook
@@ -164,7 +164,7 @@ def _grade_in_kernels(
                     grades[question.id] = grade
                     if kernel_died:
                         break
-        except RuntimeError as error:  # the kernel did not start
+        except KernelStartError as error:
             unfinished = (
                 f"the kernel could not start ({error}); is --memory {limits.memory_mb} enough?"
             )

@@ -43,6 +43,10 @@ MEMORY_ERROR_SIGNS = ("can't allocate memory", "out of memory", "DefaultCPUAlloc
 CellOutcome = Literal["ok", "error", "timeout", "overflow", "dead"]
 
 
+class KernelStartError(RuntimeError):
+    """The sandboxed kernel died before it answered, e.g. with too little address space for torch."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """What one submission may use: wall seconds in all and per cell, address space in MiB,
@@ -196,7 +200,11 @@ class GradingKernel:
         process = self._manager.provisioner.process  # type: ignore[union-attr]
         self._process_group = self._client.process_group = process.pid
         (self.private / "kernel.pid").write_text(str(process.pid))
-        self._client.start_new_kernel_client()
+        try:
+            self._client.start_new_kernel_client()
+        except RuntimeError as error:  # "Kernel died before replying to kernel_info"
+            self.__exit__(None, None, None)
+            raise KernelStartError(str(error)) from error
         return self
 
     def _environment(self) -> dict[str, str]:
