@@ -10,8 +10,12 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coursekit import __version__
+
+if TYPE_CHECKING:
+    from coursekit.grading.kernel import Limits
 
 REPORTED_PACKAGES = (
     "torch",
@@ -98,19 +102,19 @@ def grade(args: argparse.Namespace) -> int:
     return _grade_class(args, limits)
 
 
-def _validate(folders: list[Path], limits: object, jobs: int) -> int:
+def _validate(folders: list[Path], limits: Limits, jobs: int) -> int:
     from coursekit.grading.validate import validate_solutions
 
     problems = [
         problem for folder in folders for problem in validate_solutions(folder, limits, jobs=jobs)
-    ]  # type: ignore[arg-type]
+    ]
     for problem in problems:
         print(problem, file=sys.stderr)
     print("validate: ok" if not problems else f"validate: {len(problems)} problems")
     return 1 if problems else 0
 
 
-def _grade_class(args: argparse.Namespace, limits: object) -> int:
+def _grade_class(args: argparse.Namespace, limits: Limits) -> int:
     import time
 
     from coursekit.grading.batch import grade_class, parse_shard, select_shard, summary
@@ -132,7 +136,7 @@ def _grade_class(args: argparse.Namespace, limits: object) -> int:
         if not os.access(folder, os.W_OK):
             raise PermissionError(f"cannot write to {folder}")
     start = time.perf_counter()
-    grades = grade_class(submissions, assignment, limits, hidden=args.hidden, jobs=args.jobs)  # type: ignore[arg-type]
+    grades = grade_class(submissions, assignment, limits, hidden=args.hidden, jobs=args.jobs)
     write_gradebook(grades, assignment.question_ids, args.out)
     write_feedback(grades, assignment.name, feedback)
     print(summary(grades, assignment, time.perf_counter() - start))

@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
+
 from coursekit.grading.exchange import ExchangeError, MissingAnswer, read_outcomes, write_cases
 from coursekit.grading.gradebook import (
     QuestionGrade,
@@ -88,26 +90,31 @@ def screen(submission: Submission, assignment: Assignment) -> SubmissionGrade | 
 
     Cheap and safe to call in any process: it only reads the file.
     """
+    loaded = _load(submission, assignment)
+    return loaded if isinstance(loaded, SubmissionGrade) else None
+
+
+def _load(
+    submission: Submission, assignment: Assignment
+) -> nbformat.NotebookNode | SubmissionGrade:
+    """The submission's notebook, or its ``invalid-notebook`` grade with the reason."""
     if submission.path is None:
         return _invalid(submission, assignment, submission.problem)
     try:
-        read_notebook(submission.path, assignment.question_ids)
+        return read_notebook(submission.path, assignment.question_ids)
     except InvalidNotebook as error:
         return _invalid(submission, assignment, str(error))
     except OSError as error:
         return _invalid(submission, assignment, f"the file could not be read ({error})")
-    return None
 
 
 def grade_submission(
     submission: Submission, assignment: Assignment, limits: Limits
 ) -> SubmissionGrade:
     """Grade ``submission`` (see the module docstring); never raises on bad student input."""
-    rejected = screen(submission, assignment)
-    if rejected is not None:
-        return rejected
-    assert submission.path is not None  # screen() rejects submissions without a notebook
-    notebook = read_notebook(submission.path, assignment.question_ids)
+    notebook = _load(submission, assignment)
+    if isinstance(notebook, SubmissionGrade):
+        return notebook
     cells = [
         (number, cell.source)
         for number, cell in enumerate(notebook.cells, start=1)
