@@ -18,7 +18,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from coursekit.train.evaluation import evaluating, model_device
+from coursekit.runtime import evaluating, model_device
 
 
 def check_sampling_arguments(temperature: float, top_k: int | None, top_p: float | None) -> None:

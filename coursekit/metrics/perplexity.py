@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from coursekit.train.evaluation import evaluating, model_device, move_to_device
+from coursekit.runtime import evaluating, model_device, move_to_device
 
 NLLFunction = Callable[[nn.Module, Any], tuple[torch.Tensor | float, int]]
 

@@ -7,16 +7,11 @@ of losses, metrics and gradient norms, and atomic checkpoints from which a run r
 
 from __future__ import annotations
 
+from coursekit.runtime import evaluating, model_device, modes_restored, move_to_device
 from coursekit.train.checkpoint import load_checkpoint, save_checkpoint
 from coursekit.train.clipping import clip_grad_norm, clip_gradients, global_grad_norm
 from coursekit.train.early_stopping import EarlyStopping
-from coursekit.train.evaluation import (
-    evaluating,
-    mean_batch_loss,
-    model_device,
-    modes_restored,
-    move_to_device,
-)
+from coursekit.train.evaluation import mean_batch_loss
 from coursekit.train.history import History
 from coursekit.train.loop import fit
 from coursekit.train.rng import capture_rng_state, data_generators, restore_rng_state

@@ -7,60 +7,13 @@ to the model's device, and put the model back in the mode it was in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import torch
 from torch import nn
 
-Batch = TypeVar("Batch")
-
-
-def move_to_device(batch: Batch, device: torch.device | str) -> Batch:
-    """Move a batch to ``device``: tensors and objects with ``.to(device)`` (a batch dataclass),
-    also inside tuples, lists and mappings (returned as dicts); anything else (strings, lengths
-    as ints) is returned unchanged.
-    """
-    if isinstance(batch, torch.Tensor) or callable(getattr(batch, "to", None)):
-        return batch.to(device)  # type: ignore[attr-defined]
-    if isinstance(batch, Mapping):
-        return {key: move_to_device(value, device) for key, value in batch.items()}  # type: ignore[return-value]
-    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a namedtuple
-        return type(batch)(*(move_to_device(item, device) for item in batch))
-    if isinstance(batch, (tuple, list)):
-        return type(batch)(move_to_device(item, device) for item in batch)  # type: ignore[return-value]
-    return batch
-
-
-def model_device(model: nn.Module) -> torch.device:
-    """The device of the model's first parameter or buffer (CPU for a model without any)."""
-    for tensor in (*model.parameters(), *model.buffers()):
-        return tensor.device
-    return torch.device("cpu")
-
-
-@contextmanager
-def modes_restored(model: nn.Module) -> Iterator[nn.Module]:
-    """``with modes_restored(model):`` gives back every submodule's train/eval flag as it was
-    when the block started, even if the block raises.
-    """
-    previous_modes = [(module, module.training) for module in model.modules()]
-    try:
-        yield model
-    finally:
-        for module, was_training in previous_modes:
-            module.training = was_training
-
-
-@contextmanager
-def evaluating(model: nn.Module) -> Iterator[nn.Module]:
-    """``with evaluating(model):`` runs the block in eval mode without gradients, then restores
-    the train/eval flag of every submodule as it was.
-    """
-    with modes_restored(model), torch.no_grad():
-        model.eval()
-        yield model
+from coursekit.runtime import evaluating, model_device, move_to_device
 
 
 def mean_batch_loss(

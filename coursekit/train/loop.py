@@ -21,16 +21,11 @@ from torch import nn
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 from tqdm.auto import tqdm
 
-from coursekit import get_device
+from coursekit.runtime import evaluating, get_device, modes_restored, move_to_device
 from coursekit.train.checkpoint import load_checkpoint, save_checkpoint
 from coursekit.train.clipping import clip_gradients
 from coursekit.train.early_stopping import EarlyStopping, Mode
-from coursekit.train.evaluation import (
-    evaluating,
-    mean_batch_loss,
-    modes_restored,
-    move_to_device,
-)
+from coursekit.train.evaluation import mean_batch_loss
 from coursekit.train.history import History
 from coursekit.train.rng import capture_rng_state, data_generators, restore_rng_state
 

@@ -1,0 +1,103 @@
+"""What every part of the course needs at run time: seeds, the device, eval mode, moving batches.
+
+This module sits at the bottom of the package: it imports nothing of ``coursekit`` but its
+configuration, and every other module may import it. Chapter 1, Text as sequences, introduces
+each helper; every later chapter uses them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TypeVar
+
+import numpy as np
+import torch
+from torch import nn
+
+DEVICE_VARIABLE = "COURSEKIT_DEVICE"
+
+Batch = TypeVar("Batch")
+
+
+def seed_everything(seed: int = 0) -> None:
+    """Seed Python's, NumPy's and PyTorch's generators (all devices) so a run repeats exactly."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def get_device() -> torch.device:
+    """The device the course runs on: ``$COURSEKIT_DEVICE`` if set, else cuda > mps > cpu.
+
+    Every notebook moves its models and batches with ``.to(get_device())`` so the same cell runs
+    on a laptop, in Colab and on a GPU runner.
+    """
+    requested = os.environ.get(DEVICE_VARIABLE, "").strip()
+    if requested:
+        try:
+            device = torch.device(requested)
+        except RuntimeError as error:
+            raise ValueError(
+                f"{DEVICE_VARIABLE}={requested!r} is not a device torch knows: set it to cpu, "
+                f"cuda, cuda:1 or mps, or unset it to let the course choose ({error})"
+            ) from None
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise RuntimeError(
+                f"{DEVICE_VARIABLE}={requested!r} but CUDA is not available here: unset it or "
+                "set it to cpu"
+            )
+        return device
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def move_to_device(batch: Batch, device: torch.device | str) -> Batch:
+    """Move a batch to ``device``: tensors and objects with ``.to(device)`` (a batch dataclass),
+    also inside tuples, lists and mappings (returned as dicts); anything else (strings, lengths
+    as ints) is returned unchanged.
+    """
+    if isinstance(batch, torch.Tensor) or callable(getattr(batch, "to", None)):
+        return batch.to(device)  # type: ignore[attr-defined]
+    if isinstance(batch, Mapping):
+        return {key: move_to_device(value, device) for key, value in batch.items()}  # type: ignore[return-value]
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a namedtuple
+        return type(batch)(*(move_to_device(item, device) for item in batch))
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(move_to_device(item, device) for item in batch)  # type: ignore[return-value]
+    return batch
+
+
+def model_device(model: nn.Module) -> torch.device:
+    """The device of the model's first parameter or buffer (CPU for a model without any)."""
+    for tensor in (*model.parameters(), *model.buffers()):
+        return tensor.device
+    return torch.device("cpu")
+
+
+@contextmanager
+def modes_restored(model: nn.Module) -> Iterator[nn.Module]:
+    """``with modes_restored(model):`` gives back every submodule's train/eval flag as it was
+    when the block started, even if the block raises.
+    """
+    previous_modes = [(module, module.training) for module in model.modules()]
+    try:
+        yield model
+    finally:
+        for module, was_training in previous_modes:
+            module.training = was_training
+
+
+@contextmanager
+def evaluating(model: nn.Module) -> Iterator[nn.Module]:
+    """``with evaluating(model):`` runs the block in eval mode without gradients, then restores
+    the train/eval flag of every submodule as it was.
+    """
+    with modes_restored(model), torch.no_grad():
+        model.eval()
+        yield model
