@@ -8,14 +8,12 @@ left as torch sets it.
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
 
-from benchmarks.registry import Row, benchmark
+from benchmarks.registry import Row, alternating_median_times, benchmark
 from coursekit.models import GRU, LSTM
 
 # (batch, length, input size, hidden size)
@@ -32,23 +30,6 @@ def training_step(network: nn.Module, x: Tensor) -> Callable[[], None]:
         network.zero_grad(set_to_none=True)
 
     return step
-
-
-def alternating_median_times(
-    ours: Callable[[], None], reference: Callable[[], None], repeat: int
-) -> tuple[float, float]:
-    """Median wall-clock seconds of ``ours`` and ``reference``, timed in turns so that a change
-    in the machine's load affects both alike; each runs once untimed first.
-    """
-    ours()
-    reference()
-    timings: dict[Callable[[], None], list[float]] = {ours: [], reference: []}
-    for _ in range(repeat):
-        for function, times in timings.items():
-            start = time.perf_counter()
-            function()
-            times.append(time.perf_counter() - start)
-    return statistics.median(timings[ours]), statistics.median(timings[reference])
 
 
 def recurrent_row(network_class: type[LSTM] | type[GRU], quick: bool) -> Row:

@@ -6,6 +6,7 @@ decorated with ``@benchmark``; ``python -m benchmarks`` imports every module of 
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +49,23 @@ def best_time(function: Callable[[], object], repeat: int) -> float:
         function()
         timings.append(time.perf_counter() - start)
     return min(timings)
+
+
+def alternating_median_times(
+    ours: Callable[[], None], reference: Callable[[], None], repeat: int
+) -> tuple[float, float]:
+    """Median wall-clock seconds of ``ours`` and ``reference``, timed in turns so that a change
+    in the machine's load affects both alike; each runs once untimed first.
+    """
+    ours()
+    reference()
+    timings: dict[Callable[[], None], list[float]] = {ours: [], reference: []}
+    for _ in range(repeat):
+        for function, times in timings.items():
+            start = time.perf_counter()
+            function()
+            times.append(time.perf_counter() - start)
+    return statistics.median(timings[ours]), statistics.median(timings[reference])
 
 
 def render_table(rows: list[Row]) -> str:

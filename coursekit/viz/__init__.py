@@ -1,0 +1,3 @@
+"""Figures of the course, drawn with matplotlib: architecture diagrams and the plots the chapters
+share. Each module holds one kind of figure; the chapters import what they draw.
+"""
