@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from coursekit.grading.monitor import CallMonitor
 from coursekit.grading.questions import Case
 
 MAX_MESSAGE_CHARACTERS = 300
@@ -44,27 +45,36 @@ class AnswerError:
 
 @dataclass(frozen=True)
 class AnswerOutcome:
-    """The result of one call: the returned ``value``, or the ``error`` that stopped it.
+    """The result of one call: the returned ``value``, or the ``error`` that stopped it, and the
+    forbidden implementation the call ran, if any (``forbidden_call``).
 
     See the book's Exercises page.
     """
 
     value: Any = None
     error: AnswerError | None = None
+    forbidden_call: str | None = None
 
 
-def call_answer(answer: Callable[..., Any], case: Case) -> AnswerOutcome:
+def call_answer(
+    answer: Callable[..., Any], case: Case, monitor: CallMonitor | None = None
+) -> AnswerOutcome:
     """Call ``answer(*case.args, **case.kwargs)`` on a private copy of the arguments.
 
     Every ``Exception`` is caught and described, so one failing case never stops the others;
-    the copy means an answer that modifies its arguments cannot change the next case.
+    the copy means an answer that modifies its arguments cannot change the next case. With a
+    ``monitor`` (:class:`~coursekit.grading.monitor.CallMonitor`), the outcome records the first
+    forbidden implementation the call ran.
 
     See the book's Exercises page.
     """
     args = copy.deepcopy(case.args)
     kwargs = copy.deepcopy(case.kwargs)
+    watching = monitor if monitor is not None else CallMonitor(())
     try:
-        return AnswerOutcome(value=answer(*args, **kwargs))
+        with watching:
+            value = answer(*args, **kwargs)
+        return AnswerOutcome(value=value, forbidden_call=watching.called)
     except NotImplementedError:
         return AnswerOutcome(error=AnswerError("not implemented", "NotImplementedError", ""))
     except Exception as error:  # noqa: BLE001 - any failure of student code is a graded outcome

@@ -30,22 +30,42 @@ DEFAULT_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     torch.complex64: (1.3e-6, 1e-5),
     torch.complex128: (1e-7, 1e-7),
 }
+#: How close a float64 answer computed in float32 typically comes to the float64 reference.
+FLOAT32_RTOL, FLOAT32_ATOL = 1e-5, 1e-6
 PLAIN_KEY_TYPES = (str, int, float, bool, type(None))
 MAX_SHOWN_CHARACTERS = 60
 
 
 def compare(
-    expected: Any, actual: Any, *, rtol: float | None = None, atol: float | None = None
+    expected: Any,
+    actual: Any,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    names: tuple[str, ...] = (),
 ) -> str | None:
     """``None`` when ``actual`` matches ``expected``, otherwise a message that says where and how.
 
     ``rtol`` and ``atol`` apply to every floating-point value; when ``None`` they default per dtype
     to ``torch.testing.assert_close``'s values. Messages start with the path of the difference in
-    nested containers, e.g. ``"[1]['tokens']: shape mismatch: expected (2, 5), got (5, 2)"``.
+    nested containers, e.g. ``"[1]['tokens']: shape mismatch: expected (2, 5), got (5, 2)"``;
+    ``names`` names the items of a returned tuple, so that the path reads ``"mask: ..."`` rather
+    than ``"[1]: ..."``.
 
     See the book's Exercises page.
     """
+    if names and isinstance(expected, (list, tuple)) and len(names) == len(expected):
+        return _compare_sequences(expected, actual, rtol, atol, path="", names=names)
     return _compare(expected, actual, rtol, atol, path="")
+
+
+def within_float32_rounding(expected: Any, actual: Any) -> bool:
+    """True when ``actual`` differs from ``expected`` only by float32 rounding: same shapes,
+    dtypes and exact values, and floating-point values within ``rtol=1e-5, atol=1e-6``.
+
+    A float64 answer that agrees only this well was computed in float32 somewhere.
+    """
+    return _compare(expected, actual, FLOAT32_RTOL, FLOAT32_ATOL, path="") is None
 
 
 def _compare(
@@ -77,6 +97,7 @@ def _compare_sequences(
     rtol: float | None,
     atol: float | None,
     path: str,
+    names: tuple[str, ...] = (),
 ) -> str | None:
     if _is(actual, list):
         items = list(list.__iter__(actual))
@@ -84,11 +105,14 @@ def _compare_sequences(
         items = list(tuple.__iter__(actual))
     else:
         kind = type(expected).__name__
-        return _at(path, f"expected a {kind} of {len(expected)} items, got {_describe(actual)}")
+        listed = ", ".join(names)
+        what = f"{_items(len(expected))} ({listed})" if names else _items(len(expected))
+        return _at(path, f"expected a {kind} of {what}, got {_describe(actual)}")
     if len(items) != len(expected):
-        return _at(path, f"expected {len(expected)} items, got {len(items)}")
+        return _at(path, f"expected {_items(len(expected))}, got {len(items)}")
     for index, (expected_item, actual_item) in enumerate(zip(expected, items, strict=True)):
-        message = _compare(expected_item, actual_item, rtol, atol, f"{path}[{index}]")
+        where = names[index] if names else f"{path}[{index}]"
+        message = _compare(expected_item, actual_item, rtol, atol, where)
         if message is not None:
             return message
     return None
@@ -115,6 +139,11 @@ def _compare_dicts(
         if message is not None:
             return message
     return None
+
+
+def _items(count: int) -> str:
+    """``"1 item"``, ``"3 items"``."""
+    return f"{count} item" if count == 1 else f"{count} items"
 
 
 def _show_keys(keys: list[Any]) -> str:
@@ -243,7 +272,10 @@ def _compare_tensors(
 
 def _describe_mismatch(expected: torch.Tensor, actual: torch.Tensor, mismatch: torch.Tensor) -> str:
     """E.g. ``"3 of 10 elements differ; largest absolute difference 0.5 at index (1, 2) ..."``."""
-    count = f"{int(mismatch.sum())} of {mismatch.numel()} elements differ"
+    differing = int(mismatch.sum())
+    count = (
+        f"{differing} of {mismatch.numel()} elements {'differs' if differing == 1 else 'differ'}"
+    )
     if expected.dtype == torch.bool:
         flat_index = int(mismatch.flatten().nonzero()[0])
         summary = f"{count}; first at index {_index_text(flat_index, expected.shape)}"

@@ -11,8 +11,8 @@ with an odd ``__eq__`` arrives as an inert stand-in that matches nothing.
 Tags: ``V`` a bool, int, float, str or None; ``L``/``T``/``D`` a list, tuple or dict (a list of
 key-value pairs); ``P`` a plain tensor; ``N``/``S`` a NumPy array or scalar (sent as a tensor);
 ``X`` any other value, known only by its type name. The file holds ``("answers", outcomes)``
-or ``("missing", reason)``; an outcome is ``("value", encoded)`` or ``("error", kind, exception
-type, message, location)``. Chapter 1, Text as sequences, has the
+or ``("missing", reason)``; an outcome is ``("value", encoded, forbidden call or None)`` or
+``("error", kind, exception type, message, location)``. Chapter 1, Text as sequences, has the
 first graded exercises. See the book's Exercises page.
 """
 
@@ -25,7 +25,8 @@ import numpy as np
 import torch
 
 from coursekit.grading.answers import AnswerError, AnswerOutcome, call_answer
-from coursekit.grading.questions import Case
+from coursekit.grading.monitor import CallMonitor
+from coursekit.grading.questions import Case, get_question
 
 MAX_DEPTH = 32
 MAX_OUTCOME_BYTES = 64 * 2**20
@@ -78,8 +79,13 @@ def decode_outcomes(data: Any, count: int) -> list[AnswerOutcome]:
 
 
 def _decode_outcome(item: Any) -> AnswerOutcome:
-    if type(item) is tuple and len(item) == 2 and item[0] == "value":
-        return AnswerOutcome(value=decode_value(item[1]))
+    if (
+        type(item) is tuple
+        and len(item) == 3
+        and item[0] == "value"
+        and (item[2] is None or type(item[2]) is str)
+    ):
+        return AnswerOutcome(value=decode_value(item[1]), forbidden_call=item[2])
     if (
         type(item) is tuple
         and len(item) == 5
@@ -137,17 +143,24 @@ def opaque_value(type_name: str) -> Any:
 # In the kernel ----------------------------------------------------------------------------------
 
 
-def answer_named(namespace: dict[str, Any], name: str, cases_path: str, outcomes_path: str) -> None:
-    """Run in the student's kernel: call the function ``name`` of ``namespace`` on each saved
-    case and save the outcomes, or save ``("missing", reason)`` when there is no such function.
+def answer_named(
+    namespace: dict[str, Any], question_id: str, cases_path: str, outcomes_path: str
+) -> None:
+    """Run in the student's kernel: call the function of ``namespace`` that question
+    ``question_id`` names on each saved case, watching for the implementations the question
+    forbids, and save the outcomes, or save ``("missing", reason)`` when there is no such
+    function.
     """
+    question = get_question(question_id)
+    name = question.answer_name
     answer = dict.get(namespace, name)
     if answer is None or not callable(answer):
         reason = f"{name} is not defined" if answer is None else f"{name} is not a function"
         torch.save(("missing", reason), outcomes_path)
         return
+    monitor = CallMonitor(question.watched_implementations())
     outcomes = [
-        encode_outcome(call_answer(answer, Case(tuple(args), kwargs)))
+        encode_outcome(call_answer(answer, Case(tuple(args), kwargs), monitor))
         for args, kwargs in torch.load(cases_path, weights_only=True)
     ]
     torch.save(("answers", outcomes), outcomes_path)
@@ -158,7 +171,7 @@ def encode_outcome(outcome: AnswerOutcome) -> tuple[Any, ...]:
     if outcome.error is not None:
         error = outcome.error
         return ("error", error.kind, error.exception_type, error.message, error.location)
-    return ("value", encode_value(outcome.value))
+    return ("value", encode_value(outcome.value), outcome.forbidden_call)
 
 
 def encode_value(value: Any, depth: int = 0) -> tuple[str, Any]:

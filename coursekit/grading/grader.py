@@ -39,7 +39,7 @@ CASES_FILE = "cases.pt"
 ANSWERS_FILE = "answers.pt"
 DRIVER = (
     "import coursekit.grading.exchange as _coursekit_exchange\n"
-    "_coursekit_exchange.answer_named(globals(), {name!r}, {cases!r}, {answers!r})"
+    "_coursekit_exchange.answer_named(globals(), {question!r}, {cases!r}, {answers!r})"
 )
 
 
@@ -253,7 +253,7 @@ def _grade_question(
     answers.unlink(missing_ok=True)
     write_cases(cases, work / CASES_FILE)
     name = question.answer_name
-    run = kernel.run(DRIVER.format(name=name, cases=CASES_FILE, answers=ANSWERS_FILE))
+    run = kernel.run(DRIVER.format(question=question.id, cases=CASES_FILE, answers=ANSWERS_FILE))
     (work / CASES_FILE).unlink(missing_ok=True)
 
     def ungraded(reason: str) -> QuestionGrade:
@@ -281,13 +281,12 @@ def _grade_question(
     for index, (case, outcome) in enumerate(zip(cases, outcomes, strict=True)):
         is_hidden = index >= len(visible)
         number = index - len(visible) + 1 if is_hidden else index + 1
-        result = grade_case(question, case, number, outcome)
+        result = grade_case(question, case, number, outcome, enforce_forbidden=True)
         if is_hidden:
             verdicts.append(Verdict(f"hidden test {number}", result.status))
         else:
-            verdicts.append(
-                Verdict(f"test {number}", result.status, result.description, result.message)
-            )
+            message = f"{result.message} (hint: {result.hint})" if result.hint else result.message
+            verdicts.append(Verdict(f"test {number}", result.status, result.description, message))
     passed = sum(verdict.passed for verdict in verdicts)
     earned = round(question.points * passed / len(verdicts), 2)
     return QuestionGrade(

@@ -55,6 +55,10 @@ class Question:
     ``id`` is stable across releases (``"ch01.q2"``: chapter 1, question 2) because gradebooks
     and notebook cell metadata refer to it; ``answer_name`` is the name of the function the
     student writes; ``make_cases`` draws the cases from the random generator it is given.
+    ``forbidden`` lists the implementations an answer may not call (the package function the
+    question asks the student to write, its torch twin, autograd for a gradient by hand); the
+    reference itself is always forbidden. ``output_names`` names the items of a returned tuple
+    (``("padded", "mask")``), so that a report says which item differs.
 
     See the book's Exercises page.
     """
@@ -65,12 +69,18 @@ class Question:
     answer_name: str
     reference: Callable[..., Any]
     make_cases: CaseGenerator
+    forbidden: tuple[Callable[..., Any], ...] = ()
+    output_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not QUESTION_ID.match(self.id):
             raise ValueError(f"question id {self.id!r} must look like 'ch01.q2'")
         if self.points <= 0:
             raise ValueError(f"question {self.id} must be worth more than 0 points")
+
+    def watched_implementations(self) -> tuple[Callable[..., Any], ...]:
+        """What an answer may not call: the reference and the ``forbidden`` implementations."""
+        return (self.reference, *self.forbidden)
 
     def expected(self, case: Case) -> Any:
         """The reference answer for ``case``, computed on a private copy of its arguments."""

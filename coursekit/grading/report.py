@@ -6,7 +6,7 @@ and plain so that it reads the same in Jupyter, Colab and a terminal.
 
 from __future__ import annotations
 
-from coursekit.grading.results import QuestionResult
+from coursekit.grading.results import CaseResult, QuestionResult
 
 MAX_LISTED_CASES = 10
 CASE_VERBS = {
@@ -29,10 +29,13 @@ def not_implemented_line(question_id: str, title: str, answer_name: str) -> str:
 
 
 def format_report(result: QuestionResult) -> str:
-    """A headline with the score, then one line per case that did not pass.
+    """A headline with the score, then what went wrong, each cause said once.
 
     ``"ch01.q2 Pad a batch: 4/5 tests passed, 1.6/2 points"`` followed by, e.g.,
-    ``"  test 3 failed (lengths [4, 1, 2]): [1]: shape mismatch: expected (3, 4), got (4, 3)"``.
+    ``"  test 3 failed (lengths [4, 1, 2]): mask: shape mismatch: expected (3, 4), got (4, 3)"``.
+    When every failing test failed with the same message, that message is printed once for all
+    of them; a hint (a missing ``return``, float32 arithmetic) and a forbidden call are named
+    once at the end.
 
     See the book's Exercises page.
     """
@@ -40,18 +43,38 @@ def format_report(result: QuestionResult) -> str:
         return not_implemented_line(result.question_id, result.title, result.answer_name)
     total = len(result.cases)
     score = f"{result.points_earned:g}/{result.points_possible:g} points"
+    tests = "test" if total == 1 else "tests"
     passed = (
-        f"all {total} tests passed"
+        f"{'the' if total == 1 else f'all {total}'} {tests} passed"
         if result.status == "passed"
-        else f"{result.passed_count}/{total} tests passed"
+        else f"{result.passed_count}/{total} {tests} passed"
     )
     lines = [f"{result.question_id} {result.title}: {passed}, {score}"]
     failures = [case for case in result.cases if not case.passed]
-    for case in failures[:MAX_LISTED_CASES]:
-        verb = CASE_VERBS[case.status]
-        about = f" ({case.description})" if case.description else ""
-        detail = f": {case.message}" if case.status != "not implemented" else ""
-        lines.append(f"  test {case.number} {verb}{about}{detail}")
-    if len(failures) > MAX_LISTED_CASES:
-        lines.append(f"  ... and {len(failures) - MAX_LISTED_CASES} more")
+    messages = {(case.status, case.message) for case in failures}
+    if len(failures) > 1 and len(messages) == 1:
+        numbers = ", ".join(str(case.number) for case in failures)
+        lines.append(f"  tests {numbers} {_case_line(failures[0], with_description=False)}")
+    else:
+        lines += [
+            f"  test {case.number} {_case_line(case)}" for case in failures[:MAX_LISTED_CASES]
+        ]
+        if len(failures) > MAX_LISTED_CASES:
+            lines.append(f"  ... and {len(failures) - MAX_LISTED_CASES} more")
+    for hint in dict.fromkeys(case.hint for case in failures if case.hint):
+        lines.append(f"  hint: {hint}")
+    called = next((case.forbidden_call for case in result.cases if case.forbidden_call), "")
+    if called and result.passed_count:
+        lines.append(
+            f"  note: your function calls {called}, the implementation this question asks you "
+            "to write; the grader gives such an answer 0 points"
+        )
     return "\n".join(lines)
+
+
+def _case_line(case: CaseResult, with_description: bool = True) -> str:
+    """``failed (lengths [4, 1, 2]): <message>`` for one failing case."""
+    verb = CASE_VERBS[case.status]
+    about = f" ({case.description})" if case.description and with_description else ""
+    detail = f": {case.message}" if case.status != "not implemented" else ""
+    return f"{verb}{about}{detail}"

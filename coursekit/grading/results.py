@@ -18,7 +18,9 @@ Status = Literal["passed", "failed", "not implemented", "error"]
 class CaseResult:
     """The verdict on one case: ``status`` is ``"passed"``, ``"failed"`` (wrong value),
     ``"not implemented"`` (the stub raised ``NotImplementedError``) or ``"error"`` (another
-    exception); ``message`` says what went wrong and is empty when the case passed.
+    exception); ``message`` says what went wrong and is empty when the case passed; ``hint``
+    suggests the likely cause (a missing ``return``, float32 arithmetic); ``forbidden_call``
+    names a forbidden implementation the answer called (:mod:`coursekit.grading.monitor`).
 
     See the book's Exercises page.
     """
@@ -27,6 +29,8 @@ class CaseResult:
     description: str
     status: Status
     message: str = ""
+    hint: str = ""
+    forbidden_call: str = ""
 
     @property
     def passed(self) -> bool:
@@ -87,6 +91,9 @@ class QuestionResult:
             "total": len(self.cases),
             "cases": [{**asdict(case), "passed": case.passed} for case in self.cases],
         }
+
+    def _ipython_display_(self) -> None:
+        """Show nothing in a notebook: ``check`` has printed the report already."""
 
     def __repr__(self) -> str:
         earned, possible = self.points_earned, self.points_possible

@@ -12,42 +12,82 @@ from collections.abc import Callable
 from typing import Any
 
 from coursekit.grading.answers import AnswerOutcome, call_answer
-from coursekit.grading.compare import compare
+from coursekit.grading.compare import compare, within_float32_rounding
+from coursekit.grading.monitor import CallMonitor
 from coursekit.grading.questions import Case, Question, generate_cases
 from coursekit.grading.results import CaseResult, QuestionResult
 
+MISSING_RETURN_HINT = "did you forget `return`? the function returned None"
+FLOAT32_HINT = (
+    "the values agree only to float32 precision (about 1e-6 relative): keep the float64 of "
+    "the inputs, e.g. no float32 module or torch.tensor(..., dtype=torch.float32) on the way"
+)
 
-def grade_case(question: Question, case: Case, number: int, outcome: AnswerOutcome) -> CaseResult:
+
+def grade_case(
+    question: Question,
+    case: Case,
+    number: int,
+    outcome: AnswerOutcome,
+    *,
+    enforce_forbidden: bool = True,
+) -> CaseResult:
     """The verdict on case ``number`` (counted from 1): the answer's error, or the comparison of
     its value with ``question.expected(case)`` under the case's tolerance.
 
-    See the book's Exercises page.
+    A value computed by a forbidden implementation fails when ``enforce_forbidden`` (the
+    grader); ``check`` passes ``False`` and only names the call, so the student hears of it
+    before the grade does. See the book's Exercises page.
     """
     if outcome.error is not None:
         message = outcome.error.describe() if outcome.error.kind == "error" else "not implemented"
         return CaseResult(number, case.description, outcome.error.kind, message)
+    forbidden = outcome.forbidden_call or ""
+    if forbidden and enforce_forbidden:
+        message = f"this calls {forbidden}, the implementation the question asks you to write"
+        return CaseResult(number, case.description, "failed", message, forbidden_call=forbidden)
     expected = question.expected(case)
     try:
-        difference = compare(expected, outcome.value, rtol=case.rtol, atol=case.atol)
+        difference = compare(
+            expected, outcome.value, rtol=case.rtol, atol=case.atol, names=question.output_names
+        )
     except Exception as error:  # noqa: BLE001 - a hostile value must not stop the grading
         difference = f"the answer could not be compared ({type(error).__name__} while reading it)"
     if difference is None:
-        return CaseResult(number, case.description, "passed")
-    return CaseResult(number, case.description, "failed", difference)
+        return CaseResult(number, case.description, "passed", forbidden_call=forbidden)
+    hint = ""
+    if outcome.value is None and expected is not None:
+        hint = MISSING_RETURN_HINT
+    elif within_float32_rounding(expected, outcome.value):
+        hint = FLOAT32_HINT
+    return CaseResult(number, case.description, "failed", difference, hint, forbidden)
 
 
 def run_question(
-    question: Question, answer: Callable[..., Any], *, salt: str = ""
+    question: Question,
+    answer: Callable[..., Any],
+    *,
+    salt: str = "",
+    enforce_forbidden: bool = False,
 ) -> QuestionResult:
     """Run ``answer`` on every case of ``question`` (all of them, whatever fails) and summarise.
 
-    ``salt`` draws a different set of cases (see :func:`~coursekit.grading.questions.case_seed`).
+    ``salt`` draws a different set of cases (see :func:`~coursekit.grading.questions.case_seed`);
+    ``enforce_forbidden`` fails the cases whose value came from a forbidden implementation
+    (:func:`grade_case`).
 
     See the book's Exercises page.
     """
     cases = generate_cases(question, salt=salt)
+    monitor = CallMonitor(question.watched_implementations())
     results = [
-        grade_case(question, case, number, call_answer(answer, case))
+        grade_case(
+            question,
+            case,
+            number,
+            call_answer(answer, case, monitor),
+            enforce_forbidden=enforce_forbidden,
+        )
         for number, case in enumerate(cases, start=1)
     ]
     return QuestionResult(

@@ -51,10 +51,10 @@ def test_value_mismatch_counts_elements_and_locates_the_largest_difference() -> 
 
 def test_integer_and_bool_tensors_are_compared_exactly() -> None:
     assert compare(torch.tensor([1, 2, 3]), torch.tensor([1, 2, 4])) == (
-        "1 of 3 elements differ; largest absolute difference 1 at index (2,) (expected 3, got 4)"
+        "1 of 3 elements differs; largest absolute difference 1 at index (2,) (expected 3, got 4)"
     )
     message = compare(torch.tensor([[True, False]]), torch.tensor([[True, True]]))
-    assert message == "1 of 2 elements differ; first at index (0, 1) (expected False, got True)"
+    assert message == "1 of 2 elements differs; first at index (0, 1) (expected False, got True)"
 
 
 def test_nested_containers_report_the_path_to_the_difference() -> None:

@@ -255,3 +255,109 @@ def test_a_question_id_cannot_be_registered_twice(toy_registered: Question) -> N
 def test_the_seed_is_sha256_of_the_id_as_documented() -> None:
     assert case_seed("ch01.q1") == int(hashlib.sha256(b"ch01.q1").hexdigest()[:16], 16)
     assert case_seed("ch01.q1", salt="0") != case_seed("ch01.q10")
+
+
+def test_a_cause_shared_by_every_failing_test_is_said_once() -> None:
+    def as_float32(values: list[int]) -> torch.Tensor:
+        return torch.tensor(values, dtype=torch.float32) * 2
+
+    report = format_report(run_question(TOY, as_float32)).splitlines()
+    assert report[1] == (
+        "  tests 1, 2, 3, 4 failed: dtype mismatch: expected torch.int64, got torch.float32"
+    )
+    assert len(report) == 2
+
+
+def test_a_missing_return_is_hinted_once() -> None:
+    def forgot_return(values: list[int]) -> None:
+        torch.tensor(values) * 2
+
+    report = format_report(run_question(TOY, forgot_return)).splitlines()
+    assert report[1] == "  tests 1, 2, 3, 4 failed: expected a torch.Tensor, got None"
+    assert report[2:] == ["  hint: did you forget `return`? the function returned None"]
+
+
+def float64_reference(x: torch.Tensor) -> torch.Tensor:
+    return torch.exp(3 * torch.tanh(x))
+
+
+def float64_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch.Generator().manual_seed(rng.getrandbits(32))
+    for size in (30, 50):
+        yield Case((torch.randn(size, dtype=torch.float64, generator=generator),))
+
+
+FLOAT64_QUESTION = Question("ch90.q2", "Float64", 1, "f", float64_reference, float64_cases)
+
+
+def test_float32_rounding_is_hinted() -> None:
+    def in_float32(x: torch.Tensor) -> torch.Tensor:
+        return torch.exp(3 * torch.tanh(x.float())).double()
+
+    result = run_question(FLOAT64_QUESTION, in_float32)
+    assert result.points_earned < 1
+    assert "hint: the values agree only to float32 precision" in format_report(result)
+
+
+def test_a_real_mistake_gets_no_float32_hint() -> None:
+    result = run_question(FLOAT64_QUESTION, lambda x: torch.exp(3.01 * torch.tanh(x)))
+    assert "hint" not in format_report(result)
+
+
+def test_returned_items_are_named_and_one_item_is_singular() -> None:
+    pair = Question(
+        "ch90.q3",
+        "Pair",
+        1,
+        "pair",
+        lambda values: (torch.tensor(values), torch.tensor(values) > 2),
+        doubled_cases,
+        output_names=("values", "mask"),
+    )
+    result = run_question(pair, lambda values: (torch.tensor(values), torch.tensor(values) >= 2))
+    assert any(case.message.startswith("mask: ") for case in result.cases)
+    short = run_question(pair, lambda values: (torch.tensor(values),))
+    assert short.cases[0].message == "expected 2 items, got 1"
+    assert compare_items_message() == "expected 1 item, got 2"
+
+
+def compare_items_message() -> str | None:
+    from coursekit.grading import compare
+
+    return compare([1], [1, 2])
+
+
+FORBIDDEN = Question(
+    id="ch90.q4",
+    title="Double without the reference",
+    points=1,
+    answer_name="double",
+    reference=doubled_reference,
+    make_cases=doubled_cases,
+)
+
+
+def test_check_names_a_call_of_the_reference_without_the_zero(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(question_registry, "_REGISTRY", {FORBIDDEN.id: FORBIDDEN})
+    result = check("ch90.q4", lambda values: doubled_reference(values))
+    assert result.points_earned == 1
+    assert (
+        "note: your function calls test_grading_engine.doubled_reference" in capsys.readouterr().out
+    )
+
+
+def test_the_grader_fails_an_answer_that_calls_the_reference() -> None:
+    alias = doubled_reference
+    result = run_question(FORBIDDEN, lambda values: alias(values), enforce_forbidden=True)
+    assert result.points_earned == 0
+    assert result.cases[0].message.startswith("this calls ")
+    assert result.cases[0].message.endswith(
+        "doubled_reference, the implementation the question asks you to write"
+    )
+
+
+def test_the_result_is_not_echoed_after_the_report() -> None:
+    result = run_question(TOY, correct)
+    assert result._ipython_display_() is None  # IPython shows nothing more than the report

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from coursekit.grading import AnswerError, AnswerOutcome, Case, compare
+from coursekit.grading import AnswerError, AnswerOutcome, Case, Question, compare
+from coursekit.grading import questions as question_registry
 from coursekit.grading.exchange import (
     ExchangeError,
     MissingAnswer,
@@ -117,15 +118,32 @@ def test_values_in_and_across_processes_get_the_same_verdict() -> None:
         assert compare(expected, cross(answer)) == compare(expected, answer)
 
 
-def test_the_kernel_side_reports_a_missing_or_uncallable_answer(tmp_path: Path) -> None:
+def division(a: int, b: int) -> float:
+    return a / b
+
+
+def registered(monkeypatch: pytest.MonkeyPatch, answer_name: str) -> str:
+    """A question asking for ``answer_name``, in a private copy of the registry; its id."""
+    question = Question("ch90.q1", "Divide", 1, answer_name, division, lambda rng: [Case((1, 2))])
+    monkeypatch.setattr(question_registry, "_REGISTRY", {question.id: question})
+    return question.id
+
+
+def test_the_kernel_side_reports_a_missing_or_uncallable_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question_id = registered(monkeypatch, "f")
     write_cases([Case((1, 2))], tmp_path / "cases.pt")
     for namespace, reason in [({}, "f is not defined"), ({"f": 5}, "f is not a function")]:
-        answer_named(namespace, "f", str(tmp_path / "cases.pt"), str(tmp_path / "out.pt"))
+        answer_named(namespace, question_id, str(tmp_path / "cases.pt"), str(tmp_path / "out.pt"))
         with pytest.raises(MissingAnswer, match=reason):
             read_outcomes(tmp_path / "out.pt", 1)
 
 
-def test_the_kernel_side_calls_the_answer_on_every_case(tmp_path: Path) -> None:
+def test_the_kernel_side_calls_the_answer_on_every_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question_id = registered(monkeypatch, "divide")
     cases = [Case((1, 2)), Case((3, 0)), Case((4,), {"b": 2})]
 
     def divide(a: int, b: int) -> float:
@@ -134,11 +152,25 @@ def test_the_kernel_side_calls_the_answer_on_every_case(tmp_path: Path) -> None:
         return a / b
 
     write_cases(cases, tmp_path / "cases.pt")
-    answer_named({"divide": divide}, "divide", str(tmp_path / "cases.pt"), str(tmp_path / "out.pt"))
+    answer_named(
+        {"divide": divide}, question_id, str(tmp_path / "cases.pt"), str(tmp_path / "out.pt")
+    )
     outcomes = read_outcomes(tmp_path / "out.pt", 3)
     assert outcomes[0] == AnswerOutcome(value=0.5)
     assert outcomes[1].error is not None and outcomes[1].error.exception_type == "ZeroDivisionError"
     assert outcomes[2] == AnswerOutcome(value=2.0)
+
+
+def test_the_kernel_side_reports_a_forbidden_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    question_id = registered(monkeypatch, "divide")
+    write_cases([Case((1, 2))], tmp_path / "cases.pt")
+    namespace = {"divide": lambda a, b: division(a, b)}
+    answer_named(namespace, question_id, str(tmp_path / "cases.pt"), str(tmp_path / "out.pt"))
+    (outcome,) = read_outcomes(tmp_path / "out.pt", 1)
+    assert outcome.value == 0.5
+    assert outcome.forbidden_call == f"{__name__}.division"
 
 
 def test_a_malicious_pickle_is_refused_without_running(tmp_path: Path) -> None:
@@ -158,11 +190,12 @@ def test_a_malicious_pickle_is_refused_without_running(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "data",
     [
-        ("answers", [("value", ("V", [1]))]),
-        ("answers", [("value", ("Z", 1))]),
+        ("answers", [("value", ("V", [1]), None)]),
+        ("answers", [("value", ("Z", 1), None)]),
+        ("answers", [("value", ("V", 1), 3)]),
         ("answers", [("error", "fatal", "E", "m", None)]),
-        ("answers", [("value", ("V", 1)), ("value", ("V", 2))]),
-        ("answers", [("value", ("D", [[("L", []), ("V", 1)]]))]),
+        ("answers", [("value", ("V", 1), None), ("value", ("V", 2), None)]),
+        ("answers", [("value", ("D", [[("L", []), ("V", 1)]]), None)]),
         ["answers"],
     ],
 )
@@ -182,7 +215,7 @@ def test_errors_cross_as_plain_strings(tmp_path: Path) -> None:
 def test_a_missing_or_oversized_answer_file_is_refused(tmp_path: Path, monkeypatch) -> None:
     with pytest.raises(ExchangeError, match="wrote no answers"):
         read_outcomes(tmp_path / "absent.pt", 1)
-    torch.save(("answers", [("value", ("V", 1))]), tmp_path / "out.pt")
+    torch.save(("answers", [("value", ("V", 1), None)]), tmp_path / "out.pt")
     monkeypatch.setattr("coursekit.grading.exchange.MAX_OUTCOME_BYTES", 10)
     with pytest.raises(ExchangeError, match="more than"):
         read_outcomes(tmp_path / "out.pt", 1)
