@@ -22,11 +22,11 @@ help:  ## list the targets
 $(BIN)/.installed: pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[book,dev]"
+	$(BIN)/python -m pip install --quiet -e ".[book,dev,grade]"
 	$(BIN)/python -m ipykernel install --prefix $(VENV) --name python3 >/dev/null
 	@touch $@
 
-venv: $(BIN)/.installed  ## create .venv and install coursekit with the book and dev extras
+venv: $(BIN)/.installed  ## create .venv and install coursekit with the book, dev and grade extras
 
 doctor: venv  ## versions, device, profile and data cache as the course sees them
 	$(BIN)/coursekit doctor

@@ -1,5 +1,9 @@
 """The ``coursekit`` command: ``doctor``, ``data list|download NAME``, ``assign SRC DST`` and
-``grade`` (a class's notebooks into a gradebook; ``--validate`` and ``--merge`` are its helpers)."""
+``grade`` (a class's notebooks into a gradebook; ``--validate`` and ``--merge`` are its helpers).
+
+``assign`` and ``grade`` are the instructor's tools: they need the ``grade`` extra (Jupyter's
+kernel and notebook packages), which a student's install leaves out so that Colab keeps its own.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ import argparse
 import os
 import platform
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +30,7 @@ REPORTED_PACKAGES = (
     "tqdm",
     "num2words",
     "babel",
+    "ipykernel",
     "nbclient",
     "jupyter-book",
     "nbval",
@@ -32,6 +38,27 @@ REPORTED_PACKAGES = (
     "tokenizers",
     "sacrebleu",
 )
+GRADE_EXTRA_PACKAGES = frozenset({"ipykernel", "jupyter_client", "nbclient", "nbformat"})
+GRADE_EXTRA_INSTALL = 'pip install "seqmodels-coursekit[grade]"'
+
+
+class MissingGradeExtraError(ImportError):
+    """An instructor's command ran where the ``grade`` extra is not installed."""
+
+
+@contextmanager
+def grade_extra_imports(command: str) -> Iterator[None]:
+    """Around the imports of an instructor's command: a missing package of the ``grade`` extra
+    becomes a :class:`MissingGradeExtraError` that gives the command installing it."""
+    try:
+        yield
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in GRADE_EXTRA_PACKAGES:
+            raise
+        raise MissingGradeExtraError(
+            f"{error.name} is not installed; `coursekit {command}` is an instructor's tool that "
+            f'needs the grade extra: {GRADE_EXTRA_INSTALL} (in a clone: pip install -e ".[grade]")'
+        ) from error
 
 
 def doctor() -> int:
@@ -79,7 +106,8 @@ def data_download(name: str) -> int:
 
 def assign(solutions: Path, exercises: Path) -> int:
     """Write the student notebooks of ``solutions`` into ``exercises``."""
-    from coursekit.grading.assign import assign_directory
+    with grade_extra_imports("assign"):
+        from coursekit.grading.assign import assign_directory
 
     for written in assign_directory(solutions, exercises):
         print(f"wrote {written}")
@@ -88,7 +116,10 @@ def assign(solutions: Path, exercises: Path) -> int:
 
 def grade(args: argparse.Namespace) -> int:
     """Grade submissions into a CSV and feedback files, validate solutions, or merge shards."""
-    from coursekit.grading.kernel import Limits
+    with grade_extra_imports("grade"):
+        import ipykernel  # noqa: F401 - every submission runs in an ipykernel
+
+        from coursekit.grading.kernel import Limits
 
     limits = Limits(args.timeout, args.cell_timeout, args.memory)
     if args.validate:
@@ -199,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "grade":
             return grade(args)
         return assign(args.solutions, args.exercises)
-    except (ValueError, OSError) as error:
+    except (ValueError, OSError, MissingGradeExtraError) as error:
         print(f"coursekit {args.command}: {error}", file=sys.stderr)
         return 1
 
