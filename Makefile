@@ -14,7 +14,7 @@ PROFILE ?= ci
 export PYTHONHASHSEED := 0
 
 .PHONY: help venv doctor book book-check execute test test-python test-notebooks test-exercises \
-        test-torchtext lint assign benchmark clean
+        test-torchtext lint assign figures benchmark clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -46,6 +46,9 @@ book-check: venv  ## offline content check of the book with a stub theme
 
 execute: venv  ## re-execute the chapters in the full profile and store their outputs
 	COURSEKIT_PROFILE=full OMP_NUM_THREADS=1 $(BIN)/python -m coursekit.book execute book/[0-9]*.ipynb
+
+figures: venv  ## redraw the architecture diagrams of book/figures/
+	$(BIN)/python -m coursekit.viz.diagrams book/figures
 
 assign: venv  ## regenerate exercises/ from solutions/
 	$(BIN)/coursekit assign solutions/ exercises/

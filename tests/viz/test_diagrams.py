@@ -1,0 +1,244 @@
+"""The book's architecture diagrams (coursekit.viz.diagrams, .recurrent): each renders at the
+text column's width with readable, non-colliding labels, shows what its chapter promises, wires
+its nodes as the equations say, and book/figures/ holds exactly what the command writes.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import matplotlib
+import pytest
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from coursekit.viz.diagrams import FIGURES, main, write_figures
+from coursekit.viz.drawing import (
+    GRADIENT_INK,
+    INK,
+    ONE_MINUS,
+    PALETTE,
+    PRODUCT,
+    SMALLEST_FONT_SIZE,
+    SUM,
+    TEXT_COLUMN_WIDTH,
+)
+from coursekit.viz.inspection import (
+    DrawnArrow,
+    DrawnNode,
+    drawn_arrows,
+    drawn_nodes,
+    overlapping_labels,
+)
+
+REGENERATE = "python -m coursekit.viz.diagrams book/figures"
+TANH = r"$\tanh$"
+SIGMA = r"$\sigma$"
+
+PROMISED_LABELS = {
+    "rnn-unrolled": [
+        "$x_{t}$", "$h_{t}$", "$o_{t}$", "$L_{t}$", "$h_0$",
+        *[f"${name}_{{{t}}}$" for name in "xhoL" for t in range(1, 5)],
+        "$W_{hx}$", "$W_{hh}$", "$W_{qh}$", r"$\partial L / \partial h_t$", "T = 4",
+    ],
+    "rnn-cell": [
+        r"W_{hx}\,x_t", r"W_{hh}\,h_{t-1}", "b_h", TANH, "$h_{t-1}$", "$h_t$", "$x_t$",
+        r"$o_t = W_{qh}\,h_t + b_q$",
+    ],
+    "lstm-cell": [
+        "forget gate", "input gate", "candidate", "output gate", "$F_t$", "$I_t$",
+        r"$\tilde{C}_t$", "$O_t$", "$C_{t-1}$", "$C_t$", "$H_{t-1}$", "$H_t$", "$x_t$", SIGMA,
+        TANH, PRODUCT, SUM, "memory line",
+    ],
+    "gru-cell": [
+        "update gate", "reset gate", "$Z_t$", "$R_t$", "$N_t$", "$1 - Z_t$", r"W_{hn}\,H_{t-1}",
+        "b_{hn}", r"W_{in}\,x_t", "b_{in}", "$H_{t-1}$", "$H_t$", "$x_t$", SIGMA, TANH, PRODUCT,
+        SUM, ONE_MINUS, "reset after the product",
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def figures() -> dict[str, Figure]:
+    """Every diagram, drawn once for this module."""
+    return {name: draw() for name, draw in FIGURES.items()}
+
+
+def texts_of(figure: Figure) -> list[str]:
+    """Every non-empty text of ``figure``."""
+    return [text.get_text() for text in figure.findobj(Text) if text.get_text()]
+
+
+def edges(figure: Figure) -> set[tuple[str, str]]:
+    """(source text, target text) of every arrow that joins two nodes, black and solid."""
+    return {
+        (arrow.source.text, arrow.target.text)
+        for arrow in drawn_arrows(figure)
+        if arrow.source and arrow.target and arrow.color == to_hex(INK) and not arrow.dashed
+    }
+
+
+def joins(arrow: DrawnArrow, source: str, target: str) -> bool:
+    """True when ``arrow`` goes from the node showing ``source`` to the one showing ``target``."""
+    ends = (
+        arrow.source.text if arrow.source else None,
+        arrow.target.text if arrow.target else None,
+    )
+    return ends == (source, target)
+
+
+def test_every_figure_promises_labels():
+    assert set(PROMISED_LABELS) == set(FIGURES)
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_figure_renders_white_within_the_text_column_in_readable_type(figures, name):
+    figure = figures[name]
+    width, _ = figure.get_size_inches()
+    assert width <= TEXT_COLUMN_WIDTH
+    assert to_hex(figure.get_facecolor()) == "#ffffff"
+    png = io.BytesIO()
+    figure.savefig(png, format="png", dpi=60)
+    assert png.getvalue().startswith(b"\x89PNG")
+    sizes = {
+        text.get_text(): text.get_fontsize() for text in figure.findobj(Text) if text.get_text()
+    }
+    assert min(sizes.values()) >= SMALLEST_FONT_SIZE, sizes
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_figure_shows_every_label_it_promises(figures, name):
+    texts = texts_of(figures[name])
+    missing = [label for label in PROMISED_LABELS[name] if not any(label in t for t in texts)]
+    assert missing == [], f"{name} lacks {missing}; it shows {texts}"
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_figure_has_no_colliding_text(figures, name):
+    assert overlapping_labels(figures[name]) == []
+
+
+def test_the_same_operation_has_the_same_colour_in_every_figure(figures):
+    colour_of = {SIGMA: "sigmoid", TANH: "tanh", PRODUCT: "pointwise", SUM: "pointwise"}
+    colour_of[ONE_MINUS] = "pointwise"
+    seen = set()
+    for figure in figures.values():
+        for node in drawn_nodes(figure):
+            first_line = node.text.split("\n")[0]
+            if first_line in colour_of:
+                assert to_hex(node.patch.get_facecolor()) == PALETTE[colour_of[first_line]]
+                seen.add(first_line)
+    assert seen == set(colour_of)
+
+
+def test_unrolled_rnn_passes_the_state_forward_and_the_gradient_back(figures):
+    arrows = drawn_arrows(figures["rnn-unrolled"])
+    states = ["$h_0$", *[f"$h_{{{t}}}$" for t in range(1, 5)]]
+    for before, after in zip(states, states[1:], strict=False):
+        forward = [a for a in arrows if joins(a, before, after)]
+        backward = [a for a in arrows if joins(a, after, before)]
+        assert [(a.color, a.dashed) for a in forward] == [(to_hex(INK), False)]
+        assert [(a.color, a.dashed) for a in backward] == [(to_hex(GRADIENT_INK), True)]
+    steps = {(f"$x_{{{t}}}$", f"$h_{{{t}}}$") for t in range(1, 5)}
+    steps |= {(f"$h_{{{t}}}$", f"$o_{{{t}}}$") for t in range(1, 5)}
+    steps |= {(f"$o_{{{t}}}$", f"$L_{{{t}}}$") for t in range(1, 5)}
+    assert steps <= edges(figures["rnn-unrolled"])
+    assert ("$h_{t}$", "$h_{t}$") in edges(figures["rnn-unrolled"]), "the folded cell's loop"
+
+
+def test_rnn_cell_squashes_the_affine_map_with_tanh(figures):
+    affine = r"$W_{hx}\,x_t + W_{hh}\,h_{t-1} + b_h$"
+    assert (affine, TANH) in edges(figures["rnn-cell"])
+    into_affine = [
+        a for a in drawn_arrows(figures["rnn-cell"]) if a.target and a.target.text == affine
+    ]
+    assert len(into_affine) == 2, "x_t and h_{t-1} both enter the affine map"
+
+
+class Wiring:
+    """Which node feeds which in a drawn figure (arrows with a node at both ends)."""
+
+    def __init__(self, figure: Figure) -> None:
+        self.nodes = drawn_nodes(figure)
+        self.arrows = [arrow for arrow in drawn_arrows(figure) if arrow.source and arrow.target]
+
+    def node(self, text: str) -> DrawnNode:
+        (found,) = [node for node in self.nodes if node.text == text]
+        return found
+
+    def after(self, node: DrawnNode) -> list[DrawnNode]:
+        return [arrow.target for arrow in self.arrows if arrow.source == node]
+
+    def before(self, node: DrawnNode) -> list[DrawnNode]:
+        return [arrow.source for arrow in self.arrows if arrow.target == node]
+
+
+def test_lstm_memory_line_runs_along_the_top_through_forget_and_write(figures):
+    wiring = Wiring(figures["lstm-cell"])
+    (keep,) = wiring.after(wiring.node(f"{SIGMA}\nforget gate"))
+    (written,) = wiring.after(wiring.node(f"{SIGMA}\ninput gate"))
+    assert wiring.after(wiring.node(f"{TANH}\ncandidate")) == [written]
+    (shown,) = wiring.after(wiring.node(f"{SIGMA}\noutput gate"))
+    assert [keep.text, written.text, shown.text] == [PRODUCT] * 3
+    assert keep != written and written != shown and shown != keep
+    (add,) = wiring.after(keep)
+    assert add.text == SUM and wiring.after(written) == [add]
+    assert [node.text for node in wiring.before(shown)] == [TANH, f"{SIGMA}\noutput gate"]
+    rest = [node.center[1] for node in wiring.nodes if node not in (keep, add)]
+    assert min(keep.center[1], add.center[1]) > max(rest), "the memory line runs on top"
+
+
+def test_gru_resets_after_the_product_then_adds_the_input_part(figures):
+    wiring = Wiring(figures["gru-cell"])
+    hidden_part = wiring.node("$W_{hn}\\,H_{t-1}$\n$+\\ b_{hn}$")
+    input_part = wiring.node("$W_{in}\\,x_t$\n$+\\ b_{in}$")
+    assert wiring.before(hidden_part) == [], "resetting H_{t-1} before W_hn is the paper's form"
+    (reset_product,) = wiring.after(hidden_part)
+    assert reset_product.text == PRODUCT, "R_t multiplies W_hn H_{t-1} + b_hn (PyTorch's form)"
+    assert {node.text for node in wiring.before(reset_product)} == {
+        f"{SIGMA}\nreset gate",
+        hidden_part.text,
+    }
+    (candidate_sum,) = wiring.after(reset_product)
+    assert candidate_sum.text == SUM and wiring.after(input_part) == [candidate_sum]
+    (squash,) = wiring.after(candidate_sum)
+    (mix,) = wiring.after(squash)
+    assert (squash.text, mix.text) == (TANH, PRODUCT)
+    assert {node.text for node in wiring.before(mix)} == {TANH, ONE_MINUS}
+    (new_state,) = wiring.after(mix)
+    assert new_state.text == SUM
+    assert sorted(node.text for node in wiring.before(new_state)) == [PRODUCT, PRODUCT]
+
+
+def creator_version(svg: str) -> str | None:
+    """The matplotlib version that wrote ``svg`` (from its metadata)."""
+    match = re.search(r"Matplotlib v([^,<\s]+)", svg)
+    return match.group(1) if match else None
+
+
+def test_stored_svgs_are_exactly_what_the_command_writes(tmp_path: Path, repo_root: Path):
+    stored_folder = repo_root / "book" / "figures"
+    for fresh in write_figures(tmp_path):
+        stored = stored_folder / fresh.name
+        assert stored.exists(), f"book/figures/{fresh.name} is missing: run `{REGENERATE}`"
+        version = creator_version(stored.read_text())
+        if version != matplotlib.__version__:
+            pytest.skip(
+                f"book/figures/{fresh.name} was written by matplotlib {version} and this is "
+                f"{matplotlib.__version__}: bytes differ between versions; run `{REGENERATE}`"
+            )
+        up_to_date = stored.read_bytes() == fresh.read_bytes()
+        assert up_to_date, (
+            f"book/figures/{fresh.name} is not what the code draws now: run `{REGENERATE}`"
+        )
+
+
+def test_the_command_writes_one_svg_per_figure(tmp_path: Path, capsys):
+    assert main([str(tmp_path / "figures")]) == 0
+    written = sorted(path.name for path in (tmp_path / "figures").iterdir())
+    assert written == sorted(f"{name}.svg" for name in FIGURES)
+    printed = capsys.readouterr().out.split()
+    assert sorted(Path(line).name for line in printed) == written
