@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from coursekit.data import dates, docs_corpus, numbers, real, sentiment, synthetic
 from coursekit.data.downloads import DownloadError, Resource, cache_dir
-from coursekit.data.records import Labelled, Pair, SequencePair
+from coursekit.data.records import AlignedPair, Labelled, Pair, SequencePair
 from coursekit.data.registry import DatasetInfo, Option, describe, download, load, names
 from coursekit.data.synthetic import EOS_ID, FIRST_TOKEN_ID, PAD_ID, SOS_ID
 
 __all__ = [
+    "AlignedPair",
     "EOS_ID",
     "FIRST_TOKEN_ID",
     "PAD_ID",

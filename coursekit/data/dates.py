@@ -9,17 +9,25 @@ formats (``short``, ``medium``, ``long``, ``full``); the target is its ISO 8601 
 To translate, a model must find the day, the month and the year wherever the format puts them,
 read month names in several languages and ignore the weekday: a small task whose attention maps
 are easy to read.
+
+With ``alignments=True`` each example is an :class:`~coursekit.data.records.AlignedPair` (same
+texts) whose alignment counts CHARACTERS (coursekit's ``characters`` tokenizer, spaces
+included), the natural tokens of this task: each digit of the ISO year, month and day aligns
+with every character of the source field that writes it (``"50"`` of ``yy``, ``"Januar"`` of
+``MMMM``), and the dashes and the weekday align with nothing.
 """
 
 from __future__ import annotations
 
 import datetime
 import random
+import re
 
 from babel import Locale, UnknownLocaleError
-from babel.dates import format_date
+from babel.dates import DateTimeFormat, format_date, get_date_format, parse_pattern
 
-from coursekit.data.records import Pair
+from coursekit.data.alignment import Token, align, check_flag
+from coursekit.data.records import AlignedPair, Pair
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
 from coursekit.data.validation import check_choices, check_int
@@ -28,6 +36,10 @@ FORMATS = ("short", "medium", "long", "full")
 DEFAULT_LOCALES = ("en_US", "en_GB", "fr_FR", "de_DE", "nl_NL", "pt_BR")
 
 DateSpec = tuple[datetime.date, str, str]  # (date, locale, format)
+
+FIELD_OF_LETTER = {"y": "year", "M": "month", "L": "month", "d": "day"}  # E (weekday): none
+ISO_FIELDS = ("year",) * 4 + ("-",) + ("month",) * 2 + ("-",) + ("day",) * 2
+PATTERN_FIELD = re.compile(r"%\((\w+)\)s")
 
 
 def check_locales(locales: object) -> tuple[str, ...]:
@@ -84,6 +96,40 @@ def draw_date(
     return day, rng.choice(locales), rng.choice(formats)
 
 
+def characters_with_fields(day: datetime.date, locale: str, style: str) -> list[Token]:
+    """The characters of ``format_date(day, style, locale)``, each tagged with the date field
+    (year, month, day) whose text it belongs to; literals and the weekday get none.
+    """
+    pattern = parse_pattern(get_date_format(style, locale=locale).pattern).format
+    formatter = DateTimeFormat(day, Locale.parse(locale))
+    pieces = PATTERN_FIELD.split(pattern)  # literal, field, literal, field, ..., literal
+    tokens = []
+    for index, piece in enumerate(pieces):
+        is_field = index % 2 == 1
+        text = formatter[piece] if is_field else piece.replace("%%", "%")
+        field = FIELD_OF_LETTER.get(piece[0]) if is_field else None
+        concepts = frozenset({(field,)} if field else ())
+        tokens.extend(Token(character, concepts) for character in text)
+    written = format_date(day, format=style, locale=locale)
+    if "".join(token.text for token in tokens) != written:
+        raise RuntimeError(
+            f"Babel's pattern {pattern!r} for {locale} {style} does not rebuild {written!r}"
+        )
+    return tokens
+
+
+def aligned_date(day: datetime.date, locale: str, style: str) -> AlignedPair:
+    """The pair of :func:`dates` with its character alignment (see the module's doc)."""
+    source = characters_with_fields(day, locale, style)
+    target = [
+        Token(character, frozenset({(field,)} if field != "-" else ()))
+        for character, field in zip(day.isoformat(), ISO_FIELDS, strict=True)
+    ]
+    return AlignedPair(
+        "".join(token.text for token in source), day.isoformat(), align(source, target)
+    )
+
+
 @register(
     DatasetInfo(
         name="dates",
@@ -97,6 +143,7 @@ def draw_date(
             Option("formats", FORMATS, "Babel date formats: any of short, medium, long, full"),
             Option("min_year", 1950, "first year drawn"),
             Option("max_year", 2049, "last year drawn"),
+            Option("alignments", False, "True: AlignedPair records with character alignments"),
         ),
         sizes={"train": 4000, "valid": 500, "test": 500},
     )
@@ -110,17 +157,20 @@ def dates(
     formats: tuple[str, ...],
     min_year: int,
     max_year: int,
-) -> list[Pair]:
+    alignments: bool,
+) -> list[Pair] | list[AlignedPair]:
     """Pairs ``(format_date(d, format, locale), d.isoformat())``, ``d`` uniform (Chapter 4).
 
     The ISO date is the key that decides the split: a day seen in training, in any format, is
     never a test example. Raises ``ValueError`` for locales or formats that make a string
-    ambiguous (see :func:`find_ambiguity`).
+    ambiguous (see :func:`find_ambiguity`). ``alignments=True`` adds each pair's character
+    alignment (see the module's doc).
     """
     chosen_locales = check_locales(locales)
     chosen_formats = check_choices("formats", formats, FORMATS)
     check_int("min_year", min_year, minimum=1, maximum=9999)
     check_int("max_year", max_year, minimum=min_year, maximum=9999)
+    check_flag("alignments", alignments)
     problem = find_ambiguity(chosen_locales, chosen_formats, min_year, max_year - min_year + 1)
     if problem is not None:
         raise ValueError(f"ambiguous dates: {problem}")
@@ -132,6 +182,8 @@ def dates(
         n=n,
         rng=generator_for("dates", split, seed),
     )
+    if alignments:
+        return [aligned_date(day, locale, style) for day, locale, style in drawn]
     return [
         Pair(format_date(day, format=style, locale=locale), day.isoformat())
         for day, locale, style in drawn

@@ -10,6 +10,20 @@ units before tens (``einundzwanzig`` is "one-and-twenty"), French says ``quatre-
 (4 x 20 + 10) for 90. Several numbers per example make long sentences, which is where attention
 pays off. Commas inside one number (English ``one thousand, two hundred``) are dropped, so a comma
 always separates two numbers.
+
+With ``alignments=True`` (languages ``en``, ``de``, ``fr`` and ``digits``, numbers up to 999,999)
+each example is an :class:`~coursekit.data.records.AlignedPair` written in *segmented* form: one
+token per morpheme, separated by single spaces, so that ``str.split()`` (coursekit's
+``whitespace`` tokenizer, and ``basic_english``, which splits these texts the same way) gives the
+tokens the alignment counts in. German compounds are split into their morphemes, hyphens become
+spaces, digits are one token each and the comma is a token of its own::
+
+    AlignedPair(source="drei hundert ein und zwanzig , sieben",
+                target="three hundred and twenty one , seven",
+                alignment=[[0], [1], [], [4], [2], [5], [6]])
+
+Joined back (spaces and hyphens aside) each number is num2words' own spelling; what each
+morpheme means, and so which tokens align, is defined in :mod:`coursekit.data.number_words`.
 """
 
 from __future__ import annotations
@@ -19,7 +33,9 @@ import random
 
 from num2words import CONVERTER_CLASSES, num2words
 
-from coursekit.data.records import Pair
+from coursekit.data.alignment import Token, align, check_flag
+from coursekit.data.number_words import ALIGNED_LANGUAGES, LARGEST_ALIGNED, segment
+from coursekit.data.records import AlignedPair, Pair
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
 from coursekit.data.validation import check_choice, check_int
@@ -48,6 +64,40 @@ def write(numbers: tuple[int, ...], language: str) -> str:
     return SEPARATOR.join(spell(number, language) for number in numbers)
 
 
+def segmented(numbers: tuple[int, ...], language: str) -> list[Token]:
+    """The tokens of the sentence for ``numbers``: each number's morphemes (their concepts
+    tagged with the number's index k in the sentence), with a "," token between numbers.
+    """
+    tokens: list[Token] = []
+    for k, number in enumerate(numbers):
+        if k:
+            tokens.append(Token(",", frozenset({("separator", k)})))
+        for token in segment(number, language, spell(number, language)):
+            tokens.append(Token(token.text, frozenset((k, *c) for c in token.concepts)))
+    return tokens
+
+
+def aligned_pair(numbers: tuple[int, ...], source: str, target: str) -> AlignedPair:
+    """The segmented sentences of ``numbers`` in both languages and their true alignment."""
+    source_tokens, target_tokens = segmented(numbers, source), segmented(numbers, target)
+    return AlignedPair(
+        " ".join(token.text for token in source_tokens),
+        " ".join(token.text for token in target_tokens),
+        align(source_tokens, target_tokens),
+    )
+
+
+def check_alignable(source: str, target: str, max_value: int) -> None:
+    """Alignments exist for :data:`ALIGNED_LANGUAGES` and numbers up to 999,999."""
+    for side, language in (("source", source), ("target", target)):
+        if language not in ALIGNED_LANGUAGES:
+            raise ValueError(
+                f"alignments=True needs languages among {list(ALIGNED_LANGUAGES)}, got "
+                f"{side}={language!r}; use alignments=False for other languages"
+            )
+    check_int("max_value (with alignments=True)", max_value, minimum=1, maximum=LARGEST_ALIGNED)
+
+
 @register(
     DatasetInfo(
         name="numbers",
@@ -61,6 +111,11 @@ def write(numbers: tuple[int, ...], language: str) -> str:
             Option("target", "en", "language of the target side: a num2words code or 'digits'"),
             Option("max_value", 999, "largest number drawn (numbers are uniform on 0..max_value)"),
             Option("numbers_per_example", 3, "each example holds 1 to this many numbers"),
+            Option(
+                "alignments",
+                False,
+                "True: AlignedPair records, texts split into morphemes, with word alignments",
+            ),
         ),
         sizes={"train": 4000, "valid": 500, "test": 500},
     )
@@ -74,8 +129,10 @@ def numbers(
     target: str,
     max_value: int,
     numbers_per_example: int,
-) -> list[Pair]:
-    """Pairs ``(numbers written in source, the same numbers written in target)`` (Chapter 4).
+    alignments: bool,
+) -> list[Pair] | list[AlignedPair]:
+    """Pairs ``(numbers written in source, the same numbers written in target)`` (Chapter 4);
+    with ``alignments=True``, segmented :class:`AlignedPair` records (see the module's doc).
 
     The numbers themselves are the key that decides the split (:mod:`coursekit.data.splits`), so
     a list of numbers seen in training never appears in testing, in any language.
@@ -86,6 +143,8 @@ def numbers(
         raise ValueError(f"source and target are both {source!r}; choose two different languages")
     check_int("max_value", max_value, minimum=1)
     check_int("numbers_per_example", numbers_per_example, minimum=1)
+    if check_flag("alignments", alignments):
+        check_alignable(source, target, max_value)
     drawn = sample_split(
         lambda rng: [draw_numbers(rng, max_value, numbers_per_example)],
         key=lambda values: " ".join(map(str, values)),
@@ -93,4 +152,6 @@ def numbers(
         n=n,
         rng=generator_for("numbers", split, seed),
     )
+    if alignments:
+        return [aligned_pair(values, source, target) for values in drawn]
     return [Pair(write(values, source), write(values, target)) for values in drawn]

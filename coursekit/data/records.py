@@ -41,3 +41,17 @@ class SequencePair(NamedTuple):
 
     source: list[int]
     target: list[int]
+
+
+class AlignedPair(NamedTuple):
+    """A :class:`Pair` with its true word alignment (Chapter 4, Seq2seq and attention).
+
+    ``alignment[i]`` lists the source token positions that target token ``i`` aligns with
+    (empty for a token that translates nothing, like "and"). Which tokenizer the positions
+    count in is stated by the dataset that makes the pairs (see
+    :mod:`coursekit.data.alignment`).
+    """
+
+    source: str
+    target: str
+    alignment: list[list[int]]
