@@ -14,9 +14,13 @@ from coursekit.train.early_stopping import EarlyStopping
 from coursekit.train.evaluation import mean_batch_loss
 from coursekit.train.history import History
 from coursekit.train.loop import fit
+from coursekit.train.losses import label_smoothed_cross_entropy
 from coursekit.train.rng import capture_rng_state, data_generators, restore_rng_state
+from coursekit.train.schedules import TransformerWarmupSchedule
 
 __all__ = [
+    "TransformerWarmupSchedule",
+    "label_smoothed_cross_entropy",
     "EarlyStopping",
     "History",
     "capture_rng_state",
