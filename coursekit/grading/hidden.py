@@ -7,8 +7,8 @@ A file adds cases to a question with a generator marked by :func:`hidden_cases`:
     from coursekit.grading.hidden import hidden_cases
 
     @hidden_cases("ch01.q4")
-    def long_hypotheses(rng):
-        yield Case((40, 12), description="a hypothesis longer than its reference")
+    def longer_hypotheses(rng):  # corpus BLEU from (matches, totals, c, r)
+        yield Case(([40, 30, 20, 10], [50, 49, 48, 47], 50, 45), description="c > r")
 
     @hidden_cases("ch01.q1")
     def fresh_draws(rng):  # the question's own generator with another seed

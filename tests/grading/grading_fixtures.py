@@ -27,7 +27,7 @@ OTHER_CHAPTER = ROOT / "exercises" / "02-rnn-bptt.ipynb"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SUBMISSIONS = FIXTURES / "ch01"
 HIDDEN = FIXTURES / "hidden"
-FULL = {"ch01.q1": 2, "ch01.q2": 2, "ch01.q3": 2, "ch01.q4": 1, "ch01.q5": 1}
+FULL = {"ch01.q1": 2, "ch01.q2": 1, "ch01.q3": 1, "ch01.q4": 1, "ch01.q5": 1, "ch01.q6": 2}
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,8 @@ def missing_q3() -> nbformat.NotebookNode:
 
 
 def subtly_wrong() -> nbformat.NotebookNode:
-    """Vocabulary ties kept in first-seen order; perplexity averaged over padding too."""
+    """Vocabulary ties kept in first-seen order; perplexity that leaves out <unk> but not the
+    padding."""
     notebook = with_answer(
         "ch01.q1",
         "def build_vocab(sentences, min_freq, specials):\n"
@@ -144,20 +145,26 @@ def subtly_wrong() -> nbformat.NotebookNode:
     )
     return with_answer(
         "ch01.q5",
-        "def batch_perplexity(nll, mask):\n"
-        "    return math.exp(nll.masked_fill(mask, 0.0).sum().item() / nll.numel())\n",
+        "def known_token_perplexity(nll, tokens, padding_id, unk_id):\n"
+        "    known = tokens != unk_id\n"
+        "    return math.exp(nll[known].sum().item() / known.sum().item())\n",
         notebook,
     )
 
 
 def memorised() -> nbformat.NotebookNode:
-    """brevity_penalty as a table of the visible tests: full marks until hidden tests run."""
+    """bleu_score as a table of the visible tests: full marks until hidden tests run."""
     question = get_question("ch01.q4")
-    table = {case.args: question.expected(case) for case in generate_cases(question)}
+    table = {
+        (tuple(matches), tuple(totals), c, r): question.expected(case)
+        for case in generate_cases(question)
+        for matches, totals, c, r in [case.args]
+    }
     return with_answer(
         "ch01.q4",
-        f"def brevity_penalty(hypothesis_length, reference_length):\n"
-        f"    return {table!r}.get((hypothesis_length, reference_length), 0.5)\n",
+        f"def bleu_score(matches, totals, hypothesis_length, reference_length):\n"
+        f"    key = (tuple(matches), tuple(totals), hypothesis_length, reference_length)\n"
+        f"    return {table!r}.get(key, 0.5)\n",
     )
 
 
@@ -219,11 +226,15 @@ def clipped_precision(*args):
     return AlwaysEqual()
 
 
-def brevity_penalty(*args):
+def bleu_score(*args):
     return AlwaysEqual()
 
 
-def batch_perplexity(*args):
+def known_token_perplexity(*args):
+    return AlwaysEqual()
+
+
+def bigram_perplexity(*args):
     return AlwaysEqual()
 """
 
@@ -329,8 +340,8 @@ EXPECTED: dict[str, Expected] = {
     "correct": Expected("ok"),
     "partial": Expected("ok", points={**NOTHING, "ch01.q1": 2}),
     "stubs": Expected("ok", points=NOTHING),
-    "subtly-wrong": Expected("ok", points={"ch01.q1": 1.17, "ch01.q5": 0.25}),
-    "memorised": Expected("ok", points={"ch01.q4": 0.56}),
+    "subtly-wrong": Expected("ok", points={"ch01.q1": 0.33, "ch01.q5": 0.17}),
+    "memorised": Expected("ok", points={"ch01.q4": 0.71}),
     "missing-answer": Expected("ok", points={"ch01.q3": 0}),
     "reshuffled": Expected("ok"),
     "merged": Expected("ok"),
@@ -361,7 +372,7 @@ EXPECTED: dict[str, Expected] = {
 #: Points that differ when the hidden tests are left out.
 VISIBLE_ONLY_POINTS: dict[str, dict[str, float]] = {
     "memorised": {**FULL, "ch01.q4": 1},
-    "subtly-wrong": {**FULL, "ch01.q1": 1.33, "ch01.q5": 0.25},
+    "subtly-wrong": {**FULL, "ch01.q1": 0.33, "ch01.q5": 0.17},
 }
 
 

@@ -1,9 +1,12 @@
-"""Chapter 1's questions: plain-data cases, the solutions score full marks, wrong ideas do not."""
+"""Chapter 1's questions: the references agree with independent implementations (brute force,
+torch, sacrebleu), the solutions score full marks, and each classic mistake loses most of the
+points; ignoring a mask earns almost nothing."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cmp_to_key
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +15,18 @@ import pytest
 import torch
 from IPython.core.inputtransformer2 import TransformerManager
 
-from coursekit.grading import all_questions, generate_cases, get_question, run_question
+from coursekit.grading import (
+    Case,
+    Question,
+    QuestionResult,
+    all_questions,
+    generate_cases,
+    get_question,
+    run_question,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-CHAPTER_1 = [f"ch01.q{number}" for number in range(1, 6)]
+CHAPTER_1 = [f"ch01.q{number}" for number in range(1, 7)]
 
 
 def notebook_functions(path: Path) -> dict[str, Any]:
@@ -28,16 +39,6 @@ def notebook_functions(path: Path) -> dict[str, Any]:
     return namespace
 
 
-@pytest.fixture(scope="module")
-def solutions() -> dict[str, Any]:
-    return notebook_functions(ROOT / "solutions/01-text.ipynb")
-
-
-@pytest.fixture(scope="module")
-def stubs() -> dict[str, Any]:
-    return notebook_functions(ROOT / "exercises/01-text.ipynb")
-
-
 def is_plain_data(value: Any) -> bool:
     if value is None or type(value) in (int, float, bool, str) or type(value) is torch.Tensor:
         return True
@@ -48,7 +49,51 @@ def is_plain_data(value: Any) -> bool:
     return False
 
 
-def test_chapter_1_registers_five_questions() -> None:
+def graded(question_id: str, answer: Callable[..., Any]) -> tuple[Question, QuestionResult]:
+    """The question and the result of ``answer`` on its cases, as the grader counts them."""
+    question = get_question(question_id)
+    return question, run_question(question, answer, enforce_forbidden=True)
+
+
+def assert_loses_most_points(question_id: str, answer: Callable[..., Any], at_most: float) -> None:
+    """``answer`` fails the question and earns at most ``at_most`` of its points."""
+    question, result = graded(question_id, answer)
+    assert result.status in ("failed", "error")
+    assert result.points_earned <= at_most * question.points, [c.number for c in result.cases]
+
+
+def assert_fails_the_case_named(question_id: str, answer: Callable[..., Any], words: str) -> None:
+    """The cases whose description contains ``words`` fail, so the answer loses points."""
+    question, result = graded(question_id, answer)
+    named = [case for case in result.cases if words in case.description]
+    assert named, f"no case of {question_id} is described with {words!r}"
+    assert not any(case.passed for case in named)
+    assert result.points_earned < question.points
+
+
+def cases_of(question_id: str) -> list[Case]:
+    return generate_cases(get_question(question_id))
+
+
+def assert_full_marks(question_id: str, answers: dict[str, Any]) -> None:
+    """The notebook's answer to ``question_id`` passes every case, as the grader counts them
+    (a forbidden call would fail a case)."""
+    question, result = graded(question_id, answers[get_question(question_id).answer_name])
+    assert result.status == "passed", [case.message for case in result.cases]
+    assert result.points_earned == question.points
+
+
+@pytest.fixture(scope="module")
+def solutions() -> dict[str, Any]:
+    return notebook_functions(ROOT / "solutions/01-text.ipynb")
+
+
+@pytest.fixture(scope="module")
+def stubs() -> dict[str, Any]:
+    return notebook_functions(ROOT / "exercises/01-text.ipynb")
+
+
+def test_chapter_1_registers_six_questions() -> None:
     assert [
         question.id for question in all_questions() if question.id.startswith("ch01.")
     ] == CHAPTER_1
@@ -56,8 +101,8 @@ def test_chapter_1_registers_five_questions() -> None:
 
 @pytest.mark.parametrize("question_id", CHAPTER_1)
 def test_cases_are_plain_data_with_descriptions(question_id: str) -> None:
-    cases = generate_cases(get_question(question_id))
-    assert len(cases) >= 4
+    cases = cases_of(question_id)
+    assert len(cases) >= 5
     for case in cases:
         assert is_plain_data(list(case.args)) and is_plain_data(case.kwargs)
         assert case.description
@@ -66,10 +111,7 @@ def test_cases_are_plain_data_with_descriptions(question_id: str) -> None:
 
 @pytest.mark.parametrize("question_id", CHAPTER_1)
 def test_the_solution_scores_full_marks(question_id: str, solutions: dict[str, Any]) -> None:
-    question = get_question(question_id)
-    result = run_question(question, solutions[question.answer_name])
-    assert result.status == "passed", [case.message for case in result.cases]
-    assert result.points_earned == question.points
+    assert_full_marks(question_id, solutions)
 
 
 @pytest.mark.parametrize("question_id", CHAPTER_1)
@@ -78,21 +120,180 @@ def test_the_exercise_stub_is_not_implemented(question_id: str, stubs: dict[str,
     assert run_question(question, stubs[question.answer_name]).status == "not implemented"
 
 
-def test_known_values_from_the_literature() -> None:
-    """Papineni et al. (2002): 'the' x 7 has clipped unigram precision 2/7; BP = exp(1 - r/c)."""
-    precision = get_question("ch01.q3")
-    papineni = generate_cases(precision)[0]
-    assert precision.expected(papineni) == (2, 7)
-    penalty = get_question("ch01.q4")
-    for case in generate_cases(penalty):
-        c, r = case.args
-        expected = 1.0 if c >= r else (0.0 if c == 0 else math.exp(1 - r / c))
-        assert penalty.expected(case) == pytest.approx(expected, rel=1e-12)
+# The references equal independent implementations ------------------------------------------
 
 
-def vocab_in_first_seen_order(
-    sentences: list[list[str]], min_freq: int, specials: list[str]
-) -> list[str]:
+def code_point_order(a: str, b: str) -> int:
+    """Compare two tokens character by character by their Unicode code points."""
+    for x, y in zip(a, b, strict=False):
+        if ord(x) != ord(y):
+            return ord(x) - ord(y)
+    return len(a) - len(b)
+
+
+def test_the_vocabulary_follows_torchtexts_rule() -> None:
+    question = get_question("ch01.q1")
+    for case in cases_of("ch01.q1"):
+        sentences, min_freq, specials = case.args
+        tokens = [token for sentence in sentences for token in sentence]
+        distinct = sorted(set(tokens), key=cmp_to_key(code_point_order))
+        ranked = sorted(distinct, key=tokens.count, reverse=True)  # stable: ties keep code points
+        kept = [t for t in ranked if tokens.count(t) >= min_freq and t not in specials]
+        assert question.expected(case) == specials + kept
+
+
+def test_every_vocabulary_case_has_ties_whose_first_seen_order_is_not_code_point_order() -> None:
+    for case in cases_of("ch01.q1"):
+        sentences, min_freq, _ = case.args
+        tokens = [token for sentence in sentences for token in sentence]
+        first_seen = list(dict.fromkeys(tokens))
+        tied = [t for t in first_seen if tokens.count(t) == tokens.count("The")]
+        assert first_seen.index("The") > first_seen.index("a") and "a" in tied
+
+
+def test_padding_equals_torch_pad_sequence_and_the_mask_its_lengths() -> None:
+    question = get_question("ch01.q2")
+    for case in cases_of("ch01.q2"):
+        sequences, padding_value = case.args
+        padded, mask = question.expected(case)
+        expected = torch.nn.utils.rnn.pad_sequence(
+            [torch.tensor(sequence) for sequence in sequences],
+            batch_first=True,
+            padding_value=padding_value,
+        )
+        torch.testing.assert_close(padded, expected)
+        assert mask.dtype == torch.bool
+        assert mask.tolist() == [
+            [t >= len(sequence) for t in range(padded.shape[1])] for sequence in sequences
+        ]
+
+
+def test_padding_cases_are_mostly_padded_and_hold_the_padding_id_inside() -> None:
+    cases = cases_of("ch01.q2")
+    padded = [case for case in cases if len({len(s) for s in case.args[0]}) > 1]
+    assert len(padded) > len(cases) - len(padded)
+    for case in cases:
+        sequences, padding_value = case.args
+        assert any(padding_value in sequence for sequence in sequences)
+
+
+def clipped_precision_by(
+    clip: Callable[[list[int]], int],
+) -> Callable[[list[str], list[list[str]], int], tuple[int, int]]:
+    """Clipped matches and n-gram total by brute force, each hypothesis n-gram's count clipped
+    by ``clip`` of its counts in the references (``max`` is BLEU's rule)."""
+
+    def precision(hypothesis: list[str], references: list[list[str]], n: int) -> tuple[int, int]:
+        def grams(tokens: list[str]) -> list[tuple[str, ...]]:
+            return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+
+        hypothesis_grams = grams(hypothesis)
+        matches = sum(
+            min(hypothesis_grams.count(gram), clip([grams(r).count(gram) for r in references]))
+            for gram in set(hypothesis_grams)
+        )
+        return matches, len(hypothesis_grams)
+
+    return precision
+
+
+def test_clipped_precision_equals_brute_force_and_papineni() -> None:
+    question = get_question("ch01.q3")
+    cases = cases_of("ch01.q3")
+    assert question.expected(cases[0]) == (2, 7)  # Papineni et al. (2002)
+    for case in cases:
+        assert question.expected(case) == clipped_precision_by(max)(*case.args)
+
+
+def test_bleu_equals_sacrebleu_from_the_same_statistics() -> None:
+    sacrebleu_bleu = pytest.importorskip("sacrebleu.metrics.bleu")
+    question = get_question("ch01.q4")
+    for case in cases_of("ch01.q4"):
+        matches, totals, c, r = case.args
+        expected = sacrebleu_bleu.BLEU.compute_bleu(matches, totals, c, r, smooth_method="none")
+        assert question.expected(case) == pytest.approx(expected.score, rel=1e-12, abs=1e-12)
+
+
+def test_bleu_cases_cover_every_length_regime_and_a_zero_match_count() -> None:
+    statistics = [case.args for case in cases_of("ch01.q4")]
+    assert any(c > r for _, _, c, r in statistics)
+    assert any(c == r > 0 for _, _, c, r in statistics)
+    assert sum(c < r and min(m) > 0 for m, _, c, r in statistics) >= 5
+    assert any(c == 0 for _, _, c, _ in statistics)
+    assert any(m[0] > 0 and m[3] == 0 < t[3] for m, t, _, _ in statistics)
+
+
+def test_known_token_perplexity_equals_a_loop_over_the_positions() -> None:
+    question = get_question("ch01.q5")
+    for case in cases_of("ch01.q5"):
+        nll, tokens, padding_id, unk_id = case.args
+        counted = [
+            value
+            for value, token in zip(nll.flatten().tolist(), tokens.flatten().tolist(), strict=True)
+            if token not in (padding_id, unk_id)
+        ]
+        expected = math.exp(math.fsum(counted) / len(counted))
+        assert question.expected(case) == pytest.approx(expected, rel=1e-12)
+
+
+def test_perplexity_cases_are_mostly_padded_and_all_hold_unknown_tokens() -> None:
+    cases = cases_of("ch01.q5")
+    padded = [case for case in cases if bool((case.args[1] == case.args[2]).any())]
+    assert len(padded) > len(cases) - len(padded)
+    for case in cases:
+        nll, tokens, padding_id, unk_id = case.args
+        assert bool((tokens == unk_id).any())
+        assert bool((nll[tokens == padding_id] >= 50).all())
+        assert bool((nll[tokens == unk_id] >= 12).all())
+
+
+Sentences = list[list[int]]
+
+
+def brute_force_bigram_perplexity(
+    train: Sentences, test: Sentences, vocab_size: int, sos_id: int, eos_id: int, k: float
+) -> float:
+    """Counts read off the framed training sentences by scanning, one probability at a time."""
+    framed_train = [[sos_id, *sentence, eos_id] for sentence in train]
+    pairs = [pair for framed in framed_train for pair in zip(framed, framed[1:], strict=False)]
+    log_probabilities = []
+    for sentence in test:
+        framed = [sos_id, *sentence, eos_id]
+        for context, word in zip(framed, framed[1:], strict=False):
+            together = pairs.count((context, word))
+            as_context = sum(1 for first, _ in pairs if first == context)
+            log_probabilities.append(math.log((together + k) / (as_context + k * vocab_size)))
+    return math.exp(-math.fsum(log_probabilities) / len(log_probabilities))
+
+
+def test_bigram_perplexity_equals_brute_force_counting() -> None:
+    question = get_question("ch01.q6")
+    for case in cases_of("ch01.q6"):
+        expected = brute_force_bigram_perplexity(*case.args)
+        assert question.expected(case) == pytest.approx(expected, rel=1e-12)
+
+
+def test_bigram_perplexity_tends_to_the_vocabulary_size_as_k_grows() -> None:
+    train, test, vocab_size, sos_id, eos_id, _ = cases_of("ch01.q6")[0].args
+    heavy = get_question("ch01.q6").reference(train, test, vocab_size, sos_id, eos_id, 1e9)
+    assert heavy == pytest.approx(vocab_size, rel=1e-6)
+
+
+def framed_bigrams(sentences: list[list[int]], sos_id: int, eos_id: int) -> set[tuple[int, int]]:
+    framed = [[sos_id, *sentence, eos_id] for sentence in sentences]
+    return {pair for f in framed for pair in zip(f, f[1:], strict=False)}
+
+
+def test_every_bigram_test_set_holds_an_unseen_bigram() -> None:
+    for case in cases_of("ch01.q6"):
+        train, test, _, sos_id, eos_id, _ = case.args
+        assert framed_bigrams(test, sos_id, eos_id) - framed_bigrams(train, sos_id, eos_id)
+
+
+# Classic mistakes lose most of the points -----------------------------------------------------
+
+
+def vocab_with_first_seen_ties(sentences, min_freq, specials):
     counts: dict[str, int] = {}
     for token in (token for sentence in sentences for token in sentence):
         counts[token] = counts.get(token, 0) + 1
@@ -100,46 +301,158 @@ def vocab_in_first_seen_order(
     return specials + [t for t in ranked if counts[t] >= min_freq and t not in specials]
 
 
-def mask_from_values(
-    sequences: list[list[int]], padding_value: int
-) -> tuple[torch.Tensor, torch.Tensor]:
-    padded = torch.nn.utils.rnn.pad_sequence(
+def vocab_with_case_insensitive_ties(sentences, min_freq, specials):
+    tokens = [token for sentence in sentences for token in sentence]
+    ranked = sorted(set(tokens), key=lambda t: (-tokens.count(t), t.lower()))
+    return specials + [t for t in ranked if tokens.count(t) >= min_freq and t not in specials]
+
+
+def vocab_with_strict_min_freq(sentences, min_freq, specials):
+    tokens = [token for sentence in sentences for token in sentence]
+    ranked = sorted(set(tokens), key=lambda t: (-tokens.count(t), t))
+    return specials + [t for t in ranked if tokens.count(t) > min_freq and t not in specials]
+
+
+def vocab_listing_specials_twice(sentences, min_freq, specials):
+    tokens = [token for sentence in sentences for token in sentence]
+    ranked = sorted(set(tokens), key=lambda t: (-tokens.count(t), t))
+    return specials + [t for t in ranked if tokens.count(t) >= min_freq]
+
+
+def padded_batch(sequences: list[list[int]], padding_value: int) -> torch.Tensor:
+    return torch.nn.utils.rnn.pad_sequence(
         [torch.tensor(s) for s in sequences], batch_first=True, padding_value=padding_value
     )
+
+
+def mask_from_values(sequences, padding_value):
+    padded = padded_batch(sequences, padding_value)
     return padded, padded == padding_value
 
 
-def unclipped_precision(
-    hypothesis: list[str], references: list[list[str]], n: int
-) -> tuple[int, int]:
+def mask_inverted(sequences, padding_value):
+    padded = padded_batch(sequences, padding_value)
+    lengths = torch.tensor([len(s) for s in sequences])
+    return padded, torch.arange(padded.shape[1]) < lengths.unsqueeze(1)
+
+
+def unclipped_precision(hypothesis, references, n):
     grams = [tuple(hypothesis[i : i + n]) for i in range(len(hypothesis) - n + 1)]
     in_any = {tuple(r[i : i + n]) for r in references for i in range(len(r) - n + 1)}
     return sum(gram in in_any for gram in grams), len(grams)
 
 
-def penalty_without_empty_case(hypothesis_length: int, reference_length: int) -> float:
-    return (
-        1.0
-        if hypothesis_length >= reference_length
-        else math.exp(1 - reference_length / hypothesis_length)
-    )
+def bleu_with(
+    brevity: Callable[[int, int], float], mean: str = "geometric", scale: float = 100
+) -> Callable[..., float]:
+    def answer(matches, totals, c, r):
+        if min(matches) == 0:
+            return 0.0
+        precisions = [m / t for m, t in zip(matches, totals, strict=True)]
+        if mean == "geometric":
+            average = math.exp(sum(math.log(p) for p in precisions) / 4)
+        else:
+            average = sum(precisions) / 4
+        return scale * brevity(c, r) * average
+
+    return answer
 
 
-def perplexity_ignoring_mask(nll: torch.Tensor, mask: torch.Tensor) -> float:
-    return math.exp(nll.mean().item())
+def chapter_brevity(c: int, r: int) -> float:
+    return 1.0 if c > r else math.exp(1 - r / c)
+
+
+def bleu_crashing_on_log_zero(matches, totals, c, r):
+    log_precisions = [math.log(m / t) for m, t in zip(matches, totals, strict=True)]
+    return 100 * chapter_brevity(c, r) * math.exp(sum(log_precisions) / 4)
+
+
+def perplexity_over(keep: Callable[..., torch.Tensor], denominator: str = "kept"):
+    def answer(nll, tokens, padding_id, unk_id):
+        kept = keep(tokens, padding_id, unk_id)
+        count = kept.sum().item() if denominator == "kept" else nll.numel()
+        return math.exp(nll[kept].sum().item() / count)
+
+    return answer
+
+
+def known(tokens, padding_id, unk_id):
+    return (tokens != padding_id) & (tokens != unk_id)
+
+
+def bigram_with(framing: str = "both", vocabulary: str = "all", dtype=torch.float64):
+    """A bigram perplexity with one thing changed: the framing, |V|, or the float type."""
+
+    def answer(train, test, vocab_size, sos_id, eos_id, k):
+        def frame(sentence):
+            start = [sos_id] if framing in ("both", "no eos") else []
+            end = [eos_id] if framing in ("both", "no sos") else []
+            return [*start, *sentence, *end]
+
+        pairs = [p for s in train for p in zip(frame(s), frame(s)[1:], strict=False)]
+        seen = {token for sentence in train for token in sentence} | {sos_id, eos_id}
+        size = vocab_size if vocabulary == "all" else len(seen)
+        probabilities = []
+        for sentence in test:
+            framed = frame(sentence)
+            for context, word in zip(framed, framed[1:], strict=False):
+                together = pairs.count((context, word))
+                as_context = sum(1 for first, _ in pairs if first == context)
+                probabilities.append((together + k) / (as_context + k * size))
+        log_probabilities = torch.tensor(probabilities, dtype=dtype).log()
+        return float(torch.exp(-log_probabilities.mean()))
+
+    return answer
 
 
 @pytest.mark.parametrize(
-    ("question_id", "wrong_answer"),
+    ("question_id", "wrong_answer", "at_most"),
     [
-        ("ch01.q1", vocab_in_first_seen_order),
-        ("ch01.q2", mask_from_values),
-        ("ch01.q3", unclipped_precision),
-        ("ch01.q4", penalty_without_empty_case),
-        ("ch01.q5", perplexity_ignoring_mask),
+        ("ch01.q1", vocab_with_first_seen_ties, 0.2),
+        ("ch01.q1", vocab_with_case_insensitive_ties, 0.2),
+        ("ch01.q1", vocab_with_strict_min_freq, 0.2),
+        ("ch01.q1", vocab_listing_specials_twice, 0.2),
+        ("ch01.q2", mask_from_values, 0.0),
+        ("ch01.q2", mask_inverted, 0.0),
+        ("ch01.q3", unclipped_precision, 0.2),
+        ("ch01.q3", clipped_precision_by(sum), 0.2),
+        ("ch01.q4", bleu_with(lambda c, r: 1.0), 0.5),
+        ("ch01.q4", bleu_with(lambda c, r: 1.0 if c > r else math.exp(1 - c / r)), 0.5),
+        ("ch01.q4", bleu_with(chapter_brevity, mean="arithmetic"), 0.3),
+        ("ch01.q4", bleu_with(chapter_brevity, scale=1), 0.3),
+        ("ch01.q5", perplexity_over(lambda t, pad, unk: torch.ones_like(t, dtype=torch.bool)), 0.0),
+        ("ch01.q5", perplexity_over(lambda t, pad, unk: t != pad), 0.0),
+        ("ch01.q5", perplexity_over(lambda t, pad, unk: t != unk), 0.2),
+        ("ch01.q5", perplexity_over(known, denominator="all"), 0.0),
+        ("ch01.q6", bigram_with(framing="no eos"), 0.0),
+        ("ch01.q6", bigram_with(framing="no sos"), 0.0),
+        ("ch01.q6", bigram_with(vocabulary="seen"), 0.2),
+        ("ch01.q6", bigram_with(dtype=torch.float32), 0.0),
     ],
 )
-def test_a_classic_mistake_loses_points(question_id: str, wrong_answer: Callable[..., Any]) -> None:
-    result = run_question(get_question(question_id), wrong_answer)
-    assert result.status in ("failed", "error")
-    assert result.points_earned < get_question(question_id).points
+def test_a_classic_mistake_loses_most_points(
+    question_id: str, wrong_answer: Callable[..., Any], at_most: float
+) -> None:
+    assert_loses_most_points(question_id, wrong_answer, at_most)
+
+
+def padding_always_zero(sequences, padding_value):
+    padded = padded_batch(sequences, 0)
+    lengths = torch.tensor([len(s) for s in sequences])
+    return padded, torch.arange(padded.shape[1]) >= lengths.unsqueeze(1)
+
+
+@pytest.mark.parametrize(
+    ("question_id", "wrong_answer", "words"),
+    [
+        ("ch01.q1", vocab_listing_specials_twice, "listed once"),
+        ("ch01.q2", padding_always_zero, "padding_value=3"),
+        ("ch01.q4", bleu_with(lambda c, r: math.exp(1 - r / c)), "c > r"),
+        ("ch01.q4", bleu_crashing_on_log_zero, "no log(0) crash"),
+        ("ch01.q4", bleu_crashing_on_log_zero, "c = 0"),
+    ],
+)
+def test_a_boundary_mistake_fails_the_case_that_names_it(
+    question_id: str, wrong_answer: Callable[..., Any], words: str
+) -> None:
+    assert_fails_the_case_named(question_id, wrong_answer, words)

@@ -1,4 +1,4 @@
-"""What every chapter bank from Chapter 2 on guarantees: five registered questions with plain,
+"""What every chapter bank from Chapter 2 on guarantees: six registered questions with plain,
 float64, described cases; references and solutions score full marks; exercise stubs report
 "not implemented"."""
 
@@ -15,7 +15,7 @@ from coursekit.grading import all_questions, generate_cases, get_question, run_q
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = {"ch02": "02-rnn-bptt.ipynb", "ch03": "03-lstm-gru.ipynb"}
-QUESTIONS = [f"{chapter}.q{number}" for chapter in NOTEBOOKS for number in range(1, 6)]
+QUESTIONS = [f"{chapter}.q{number}" for chapter in NOTEBOOKS for number in range(1, 7)]
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +44,11 @@ def float_tensors(value: Any) -> list[torch.Tensor]:
 
 
 @pytest.mark.parametrize("chapter", NOTEBOOKS)
-def test_each_chapter_registers_five_questions(chapter: str) -> None:
+def test_each_chapter_registers_six_questions(chapter: str) -> None:
     registered = [
         question.id for question in all_questions() if question.id.startswith(f"{chapter}.")
     ]
-    assert registered == [f"{chapter}.q{number}" for number in range(1, 6)]
+    assert registered == [f"{chapter}.q{number}" for number in range(1, 7)]
 
 
 @pytest.mark.parametrize("question_id", QUESTIONS)

@@ -45,15 +45,15 @@ def test_validate_finds_a_solution_that_loses_points(tmp_path: Path) -> None:
     notebook = nbformat.read(ROOT / "solutions" / "01-text.ipynb", as_version=4)
     for cell in notebook.cells:
         if cell.metadata.get("coursekit") == {"question": "ch01.q4", "role": "answer"}:
-            cell.source = cell.source.replace("return 1.0", "return 0.9")
+            cell.source = cell.source.replace("return 0.0", "return 0.1")
     (tmp_path / "solutions").mkdir()
     nbformat.write(notebook, tmp_path / "solutions" / "01-text.ipynb")
     result = run_cli("grade", "--validate", "solutions", "--jobs", "2", cwd=tmp_path)
     assert result.returncode == 1
     assert (
-        "the solution of ch01.q4 lost points (test 1 failed: expected 1, got 0.9" in result.stderr
+        "the solution of ch01.q4 lost points (test 8 failed: expected 0, got 0.1" in result.stderr
     )
-    assert "solution 7.6/8 (ok), exercise 0 (ok)" in result.stdout
+    assert "solution 7.7/8 (ok), exercise 0 (ok)" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -82,7 +82,7 @@ def test_a_worker_past_its_time_is_killed_and_the_row_says_so(monkeypatch) -> No
         grade = worker.grade(submission)
         assert worker.process is None  # killed, to be started afresh for the next submission
     assert (grade.status, grade.reason) == ("timeout", "grading did not finish within 0.5 s")
-    assert [question.points_earned for question in grade.questions] == [0] * 5
+    assert [question.points_earned for question in grade.questions] == [0] * 6
     assert all(question.reason.startswith("not graded: ") for question in grade.questions)
 
 

@@ -39,9 +39,11 @@ def test_notebooks_that_crash_or_pass_a_check_are_reported(
 ) -> None:
     write_notebook(
         tmp_path / "a-solved.ipynb",
-        "from coursekit.grading import check\n\ndef brevity_penalty(c, r):\n"
-        "    import math\n    return 1.0 if c >= r else (0.0 if c == 0 else math.exp(1 - r / c))",
-        check_source='check("ch01.q4", brevity_penalty)',
+        "from coursekit.grading import check\n\ndef bleu_score(m, t, c, r):\n"
+        "    import math\n    if min(m) == 0:\n        return 0.0\n"
+        "    bp = 1.0 if c > r else math.exp(1 - r / c)\n"
+        "    return 100 * bp * math.exp(sum(math.log(x / y) for x, y in zip(m, t)) / 4)",
+        check_source='check("ch01.q4", bleu_score)',
     )
     write_notebook(
         tmp_path / "b-crashes.ipynb",
@@ -53,7 +55,7 @@ def test_notebooks_that_crash_or_pass_a_check_are_reported(
     problems = capsys.readouterr().err.splitlines()
     assert problems == [
         f"{tmp_path / 'a-solved.ipynb'}: cell 1 (ch01.q4) should report 'not implemented yet', "
-        "printed: ch01.q4 BLEU's brevity penalty: all 5 tests passed, 1/1 points",
+        "printed: ch01.q4 Corpus BLEU from its statistics: all 10 tests passed, 1/1 points",
         f"{tmp_path / 'b-crashes.ipynb'}: cell 1 raised ValueError: the stub ran at import time",
     ]
 

@@ -1,10 +1,13 @@
 """Chapter 2, RNNs and backpropagation through time: the graded questions of
 ``exercises/02-rnn-bptt.ipynb``.
 
-Each reference is the package's own tested code where it has one: ``coursekit.models.RNNCell``
-(one recurrent step), ``coursekit.bptt.manual_bptt`` (the chapter's gradient recursions) and
-``coursekit.train.clipping.clip_grad_norm`` (clipping by global norm). Numbers are float64, so
-the default tolerance is that of ``torch.testing.assert_close`` for float64.
+Each reference is the package's own tested code: ``coursekit.models.RNNCell`` (one recurrent
+step), ``coursekit.bptt.manual_bptt`` (the chapter's gradient recursions, truncated or not),
+``coursekit.bptt.jacobian_product_norms`` (the norms of the Jacobian products) and
+``coursekit.generate.top_p_filter`` (nucleus sampling's filter). Questions 1-3 transcribe
+equations the chapter prints; 4-6 ask for a variant, an experiment and a rule it only describes.
+Numbers are float64, so the default tolerance is that of ``torch.testing.assert_close`` for
+float64. The gradients are to be derived by hand: autograd is forbidden in questions 2-4.
 """
 
 from __future__ import annotations
@@ -13,8 +16,16 @@ import random
 from collections.abc import Iterator
 
 import torch
+from torch import Tensor
 
+import coursekit.models
+from coursekit.bptt import jacobian_product_norms, manual_bptt
+from coursekit.generate import sampling_distribution, top_p_filter
 from coursekit.grading.questions import Case, Question, register
+from coursekit.models.recurrent_cells import rnn_step
+
+#: What an answer that must derive a gradient by hand may not call.
+AUTOGRAD = (torch.autograd.grad, torch.autograd.backward, torch.Tensor.backward, manual_bptt)
 
 
 def torch_generator(rng: random.Random) -> torch.Generator:
@@ -39,10 +50,8 @@ def _rnn_step_reference(
     ``coursekit.models.RNNCell`` with ``weight_ih = W_hx``, ``weight_hh = W_hh``, ``bias_ih = b``
     and ``bias_hh = 0``.
     """
-    from coursekit.models import RNNCell
-
     hidden_size, input_size = W_hx.shape
-    cell = RNNCell(input_size, hidden_size).double()
+    cell = coursekit.models.RNNCell(input_size, hidden_size).double()
     weights = {"weight_ih": W_hx, "weight_hh": W_hh, "bias_ih": b, "bias_hh": torch.zeros_like(b)}
     cell.load_state_dict(weights)
     with torch.no_grad():
@@ -53,7 +62,7 @@ def _rnn_step_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     settings = [
         (4, 3, 5, 1.0, 0.5, "batch 4, d=3, h=5"),
-        (2, 6, 4, 1.0, 0.5, "batch 2, d=6, h=4"),
+        (2, 6, 4, 1.0, 0.5, "batch 2, d=6, h=4: W_hx is [h, d], not square"),
         (1, 4, 3, 1.0, 0.5, "a batch of one"),
         (3, 2, 6, 0.0, 0.5, "zero previous state h_{t-1} = 0"),
         (5, 3, 4, 1.0, 4.0, "large weights: tanh saturates near -1 and 1"),
@@ -79,194 +88,273 @@ register(
         answer_name="rnn_step",
         reference=_rnn_step_reference,
         make_cases=_rnn_step_cases,
+        forbidden=(torch.nn.RNNCell.forward, coursekit.models.RNNCell.forward, rnn_step),
     )
 )
 
 
-# The linear RNN of questions 2 and 5 ----------------------------------------------------------
+# The linear RNN of questions 2, 3 and 4 --------------------------------------------------------
+
+#: (T, d, h, q, scale of h_0, what the case exercises); most cases start from h_0 != 0.
+LINEAR_RNN_SETTINGS = [
+    (5, 3, 4, 2, 1.0, "T=5, d=3, h=4, q=2, h_0 != 0"),
+    (8, 2, 3, 3, 1.0, "T=8, d=2, h=3, q=3, h_0 != 0"),
+    (12, 4, 5, 1, 1.0, "T=12, a longer sequence, q=1, h_0 != 0"),
+    (6, 3, 4, 2, 0.0, "zero initial state h_0 = 0"),
+    (1, 3, 4, 2, 1.0, "T=1: a single time step from h_0 != 0"),
+    (10, 3, 6, 2, 2.0, "T=10, a large h_0"),
+]
 
 
-def _linear_rnn_cases(rng: random.Random) -> Iterator[Case]:
-    """Sequences ``X [T, d]``, targets ``Y [T, q]``, weights and ``h_0`` for the linear RNN
+def _linear_rnn_arguments(
+    generator: torch.Generator, steps: int, d: int, h: int, q: int, initial_scale: float
+) -> tuple[torch.Tensor, ...]:
+    """``X [T, d]``, ``Y [T, q]``, ``W_hx``, ``W_hh``, ``W_qh`` and ``h_0`` of the linear RNN
     h_t = W_hx x_t + W_hh h_{t-1}, o_t = W_qh h_t; W_hh is scaled so that the states stay small.
     """
+    return (
+        float64_normal(generator, steps, d),
+        float64_normal(generator, steps, q),
+        float64_normal(generator, h, d, scale=d**-0.5),
+        float64_normal(generator, h, h, scale=0.6 * h**-0.5),
+        float64_normal(generator, q, h, scale=h**-0.5),
+        float64_normal(generator, h, scale=initial_scale),
+    )
+
+
+def _linear_rnn_cases(rng: random.Random, time_description: str) -> Iterator[Case]:
+    """The cases of questions 2 and 3; ``time_description`` names the off-by-one in time that
+    the cases with h_0 != 0 catch."""
     generator = torch_generator(rng)
-    settings = [
-        (5, 3, 4, 2, 0.5, "T=5, d=3, h=4, q=2"),
-        (8, 2, 3, 3, 0.5, "T=8, d=2, h=3, q=3"),
-        (12, 4, 5, 1, 0.5, "T=12, a longer sequence, q=1"),
-        (4, 3, 4, 2, 0.0, "zero initial state h_0 = 0"),
-        (1, 3, 4, 2, 0.5, "T=1: a single time step"),
-        (1, 2, 3, 2, 0.0, "T=1 and h_0 = 0: W_hh never acts, its gradient is 0"),
-    ]
-    for steps, input_size, hidden_size, output_size, initial_scale, description in settings:
-        yield Case(
-            (
-                float64_normal(generator, steps, input_size),
-                float64_normal(generator, steps, output_size),
-                float64_normal(generator, hidden_size, input_size, scale=input_size**-0.5),
-                float64_normal(generator, hidden_size, hidden_size, scale=0.6 * hidden_size**-0.5),
-                float64_normal(generator, output_size, hidden_size, scale=hidden_size**-0.5),
-                float64_normal(generator, hidden_size, scale=initial_scale),
-            ),
-            description=description,
-        )
+    for steps, d, h, q, initial_scale, description in LINEAR_RNN_SETTINGS:
+        arguments = _linear_rnn_arguments(generator, steps, d, h, q, initial_scale)
+        about = f"{description} ({time_description})" if initial_scale else description
+        yield Case(arguments, description=about)
 
 
-# ch02.q2: the gradient of the loss with respect to W_hh, by hand -----------------------------
+# ch02.q2: dL/dh_t for every time step --------------------------------------------------------
 
 
-def _grad_W_hh_reference(
-    X: torch.Tensor,
-    Y: torch.Tensor,
-    W_hx: torch.Tensor,
-    W_hh: torch.Tensor,
-    W_qh: torch.Tensor,
-    h0: torch.Tensor,
-) -> torch.Tensor:
-    """``dL/dW_hh = sum_t dL/dh_t h_{t-1}^T`` with the chapter's recursion
-    ``dL/dh_t = W_hh^T dL/dh_{t+1} + W_qh^T dL/do_t``, by ``coursekit.bptt.manual_bptt``.
+def _hidden_gradients_reference(
+    X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor
+) -> Tensor:
+    """``dL/dh_T = W_qh^T dL/do_T`` and ``dL/dh_t = W_hh^T dL/dh_{t+1} + W_qh^T dL/do_t``, with
+    ``dL/do_t = (o_t - y_t) / T``, stacked ``[T, h]``, by ``coursekit.bptt.manual_bptt``.
     """
-    from coursekit.bptt import manual_bptt
+    return manual_bptt(X, Y, W_hx, W_hh, W_qh, h0=h0).grad_h
 
-    return manual_bptt(X, Y, W_hx, W_hh, W_qh, h0=h0).grad_W_hh
+
+def _hidden_gradients_cases(rng: random.Random) -> Iterator[Case]:
+    return _linear_rnn_cases(rng, "h_1 is computed from h_0, not from zeros")
 
 
 register(
     Question(
         id="ch02.q2",
-        title="Backpropagation through time by hand: dL/dW_hh",
+        title="Backpropagation through time by hand: dL/dh_t",
         points=2,
-        answer_name="grad_W_hh",
-        reference=_grad_W_hh_reference,
-        make_cases=_linear_rnn_cases,
+        answer_name="hidden_state_gradients",
+        reference=_hidden_gradients_reference,
+        make_cases=_hidden_gradients_cases,
+        forbidden=AUTOGRAD,
     )
 )
 
 
-# ch02.q3: gradient clipping by global norm ---------------------------------------------------
+# ch02.q3: the gradient of the loss with respect to W_hh, by hand -----------------------------
 
 
-def _clip_reference(gradients: list[torch.Tensor], max_norm: float) -> list[torch.Tensor]:
-    """``g_i <- g_i * min(1, c / (||g|| + 1e-6))`` with ``||g|| = sqrt(sum_i ||g_i||^2)``, by
-    ``coursekit.train.clipping.clip_grad_norm`` applied to parameters holding these gradients.
+def _grad_W_hh_reference(
+    X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor
+) -> Tensor:
+    """``dL/dW_hh = sum_t dL/dh_t h_{t-1}^T`` with the chapter's recursion
+    ``dL/dh_t = W_hh^T dL/dh_{t+1} + W_qh^T dL/do_t``, by ``coursekit.bptt.manual_bptt``.
     """
-    from coursekit.train.clipping import clip_grad_norm
-
-    parameters = [torch.nn.Parameter(torch.zeros_like(gradient)) for gradient in gradients]
-    for parameter, gradient in zip(parameters, gradients, strict=True):
-        parameter.grad = gradient.clone()
-    clip_grad_norm(parameters, max_norm)
-    return [parameter.grad for parameter in parameters]
+    return manual_bptt(X, Y, W_hx, W_hh, W_qh, h0=h0).grad_W_hh
 
 
-def _clip_cases(rng: random.Random) -> Iterator[Case]:
-    generator = torch_generator(rng)
-
-    def gradients(shapes: list[tuple[int, ...]], norms: list[float]) -> list[torch.Tensor]:
-        """Random gradients of the given shapes, rescaled to the given norms ||g_i||."""
-        drawn = [float64_normal(generator, *shape) for shape in shapes]
-        return [
-            g * (norm / torch.linalg.vector_norm(g)) for g, norm in zip(drawn, norms, strict=True)
-        ]
-
-    yield Case(
-        (gradients([(4, 3), (4,), (2, 4)], [6.0, 2.0, 3.0]), 1.0),
-        description="three gradients, global norm 7 far above max_norm=1",
-    )
-    yield Case(
-        (gradients([(5, 5), (5,)], [4.0, 3.0]), 4.5),
-        description="norms 4 and 3: each below max_norm=4.5, the global norm 5 above it",
-    )
-    yield Case(
-        (gradients([(3, 2), (3,)], [0.3, 0.4]), 10.0),
-        description="global norm 0.5 below max_norm=10: nothing changes",
-    )
-    norm = round(rng.uniform(2.0, 8.0), 2)
-    yield Case(
-        (gradients([(6,)], [norm]), 1.5),
-        description=f"a single gradient vector of norm {norm}, max_norm=1.5",
-    )
-    yield Case(
-        ([torch.zeros(3, 3, dtype=torch.float64), torch.zeros(3, dtype=torch.float64)], 1.0),
-        description="all gradients are zero",
-    )
+def _grad_W_hh_cases(rng: random.Random) -> Iterator[Case]:
+    return _linear_rnn_cases(rng, "off-by-one in time: the sum takes h_{t-1}, h_0 at t = 1")
 
 
 register(
     Question(
         id="ch02.q3",
-        title="Gradient clipping by global norm",
+        title="Backpropagation through time by hand: dL/dW_hh",
         points=2,
-        answer_name="clip_by_global_norm",
-        reference=_clip_reference,
-        make_cases=_clip_cases,
+        answer_name="grad_W_hh",
+        reference=_grad_W_hh_reference,
+        make_cases=_grad_W_hh_cases,
+        forbidden=AUTOGRAD,
     )
 )
 
 
-# ch02.q4: sampling with a temperature --------------------------------------------------------
+# ch02.q4: truncated backpropagation through time ---------------------------------------------
 
 
-def _temperature_reference(logits: torch.Tensor, temperature: float) -> torch.Tensor:
-    """``p = softmax(o / tau)`` over the last dimension (the vocabulary)."""
-    return torch.softmax(logits / temperature, dim=-1)
+def _truncated_reference(
+    X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor, k: int
+) -> Tensor:
+    """``dL/dW_hh`` of truncated BPTT: the recursion drops ``W_hh^T dL/dh_{t+1}`` whenever ``t``
+    is a multiple of ``k`` (the state is detached after steps ``k, 2k, ...``), by
+    ``coursekit.bptt.manual_bptt(..., truncation=k)``.
+    """
+    return manual_bptt(X, Y, W_hx, W_hh, W_qh, h0=h0, truncation=k).grad_W_hh
 
 
-def _temperature_cases(rng: random.Random) -> Iterator[Case]:
+#: (T, k, what the case exercises)
+TRUNCATION_SETTINGS = [
+    (6, 1, "k=1: no gradient crosses a step"),
+    (9, 2, "k=2 does not divide T=9"),
+    (10, 3, "k=3 does not divide T=10: chunks are counted from t = 1, the last one is short"),
+    (10, 4, "k=4 does not divide T=10"),
+    (12, 5, "k=5 does not divide T=12"),
+    (7, 7, "k=T: full BPTT"),
+    (5, 9, "k > T: full BPTT"),
+]
+
+
+def _truncated_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
-    settings = [
-        ((10,), 1.0, 2.0, "one vector of 10 logits, tau=1"),
-        ((3, 8), 0.5, 2.0, "a batch 3x8, tau=0.5 sharpens"),
-        ((2, 6), 5.0, 2.0, "a batch 2x6, tau=5 flattens"),
-        ((1, 12), 0.7, 2.0, "a batch of one, tau=0.7"),
-        ((4, 5), 0.01, 10.0, "tau=0.01: o/tau passes 709, where exp overflows in float64"),
-    ]
-    for shape, temperature, scale, description in settings:
-        yield Case(
-            (float64_normal(generator, *shape, scale=scale), temperature),
-            description=description,
-        )
+    for steps, k, description in TRUNCATION_SETTINGS:
+        arguments = _linear_rnn_arguments(generator, steps, 3, 4, 2, 1.0)
+        yield Case((*arguments, k), description=f"{description}; h_0 != 0")
 
 
 register(
     Question(
         id="ch02.q4",
-        title="Sampling temperature",
-        points=1,
-        answer_name="temperature_probabilities",
-        reference=_temperature_reference,
-        make_cases=_temperature_cases,
+        title="Truncated backpropagation through time: dL/dW_hh",
+        points=2,
+        answer_name="truncated_grad_W_hh",
+        reference=_truncated_reference,
+        make_cases=_truncated_cases,
+        forbidden=AUTOGRAD,
     )
 )
 
 
-# ch02.q5: dL/dh_t for every time step --------------------------------------------------------
+# ch02.q5: the critical scale of the recurrent weights (an experiment) -------------------------
 
 
-def _hidden_gradients_reference(
-    X: torch.Tensor,
-    Y: torch.Tensor,
-    W_hx: torch.Tensor,
-    W_hh: torch.Tensor,
-    W_qh: torch.Tensor,
-    h0: torch.Tensor,
-) -> torch.Tensor:
-    """``dL/dh_T = W_qh^T dL/do_T`` and ``dL/dh_t = W_hh^T dL/dh_{t+1} + W_qh^T dL/do_t``, with
-    ``dL/do_t = (o_t - y_t) / T``, stacked ``[T, h]``, by ``coursekit.bptt.manual_bptt``.
+def _carried_norm(W: torch.Tensor, steps: int, scale: float) -> float:
+    """``||((scale W)^T)^T||_2``: how much the linear RNN with recurrent weights ``scale W``
+    amplifies a gradient carried back ``steps`` steps (``jacobian_product_norms``' last norm)."""
+    return float(jacobian_product_norms(scale * W, steps + 1)[-1])
+
+
+def _critical_scale_reference(W: torch.Tensor, steps: int) -> float:
+    """The scale ``c`` with ``||((c W)^T)^T||_2 = 1`` (gradients carried back ``T`` steps neither
+    vanish nor explode), found by bisection on ``coursekit.bptt.jacobian_product_norms``.
+
+    The norm grows with ``c``; the answer lies in ``[1 / ||W||_2, 1 / rho(W)]`` because
+    ``rho(W)^T <= ||W^T||_2 <= ||W||_2^T``. Bisection stops at a relative width of 1e-10.
     """
-    from coursekit.bptt import manual_bptt
+    low = 1 / float(torch.linalg.matrix_norm(W, ord=2))
+    high = 1 / float(torch.linalg.eigvals(W).abs().max())
+    while high - low > 1e-10 * high:
+        middle = (low + high) / 2
+        low, high = (low, middle) if _carried_norm(W, steps, middle) >= 1 else (middle, high)
+    return (low + high) / 2
 
-    return manual_bptt(X, Y, W_hx, W_hh, W_qh, h0=h0).grad_h
+
+def _non_normal_matrix(generator: torch.Generator, size: int, shear: float) -> torch.Tensor:
+    """``Q (diag(lambda) + shear * N) Q^T`` with ``Q`` a random rotation, eigenvalues ``lambda``
+    uniform in (-1, 1) and ``N`` strictly upper triangular: a non-normal matrix, whose powers
+    grow for a while before they decay like ``rho^k``."""
+    rotation, _ = torch.linalg.qr(float64_normal(generator, size, size))
+    eigenvalues = torch.rand(size, generator=generator, dtype=torch.float64) * 2 - 1
+    upper = float64_normal(generator, size, size).triu(1) * shear
+    return rotation @ (torch.diag(eigenvalues) + upper) @ rotation.T
+
+
+#: (h, T, shear (None for a Gaussian matrix), what the case exercises)
+CRITICAL_SCALE_SETTINGS = [
+    (4, 1, 0.5, "T=1: c = 1 / ||W||_2, not 1 / rho(W)"),
+    (3, 2, 1.0, "T=2, a 3x3 non-normal W"),
+    (6, 5, 0.6, "T=5, a non-normal W: its powers grow before they decay"),
+    (8, 10, None, "T=10, a Gaussian W"),
+    (5, 30, 0.5, "T=30, a non-normal W: 1/rho(W) is still off by about 1%"),
+    (6, 200, 0.4, "T=200: within 2% of 1/rho(W), as Gelfand's formula says, not within 1e-3"),
+]
+
+
+def _critical_scale_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch_generator(rng)
+    for size, steps, shear, description in CRITICAL_SCALE_SETTINGS:
+        if shear is None:
+            W = float64_normal(generator, size, size, scale=size**-0.5)
+        else:
+            W = _non_normal_matrix(generator, size, shear)
+        yield Case((W, steps), description=description, rtol=1e-3, atol=0.0)
 
 
 register(
     Question(
         id="ch02.q5",
-        title="Backpropagation through time by hand: dL/dh_t",
+        title="The critical scale of the recurrent weights",
+        points=2,
+        answer_name="critical_scale",
+        reference=_critical_scale_reference,
+        make_cases=_critical_scale_cases,
+    )
+)
+
+
+# ch02.q6: top-p (nucleus) filtering ----------------------------------------------------------
+
+
+def _nucleus_reference(logits: torch.Tensor, p: float) -> torch.Tensor:
+    """Keep the smallest set of most probable tokens whose probabilities reach ``p``; the other
+    logits become ``-inf``. By ``coursekit.generate.top_p_filter``."""
+    return top_p_filter(logits, p)
+
+
+def _logits_of(probabilities: list[list[float]]) -> torch.Tensor:
+    """Logits ``log q`` of the given distributions, shifted by a constant per row (a softmax
+    does not see the shift, an answer that forgets the softmax does)."""
+    logits = torch.tensor(probabilities, dtype=torch.float64).log()
+    return logits + torch.arange(len(probabilities), dtype=torch.float64).unsqueeze(1) + 1.0
+
+
+#: Ties wholly inside or wholly outside the nucleus of p = 0.5: the first row keeps both 0.3,
+#: the second keeps 0.6 alone and drops both 0.15.
+TIED = [[0.1, 0.3, 0.2, 0.3, 0.1], [0.15, 0.05, 0.15, 0.6, 0.05]]
+#: The token that takes the mass past p is kept: p = 0.6 keeps 0.5 and 0.3, drops 0.2.
+CROSSING = [[0.2, 0.5, 0.3], [0.3, 0.2, 0.5]]
+
+
+def _nucleus_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch_generator(rng)
+    for batch_size, size, p in [(3, 10, 0.9), (4, 8, 0.5), (1, 20, 0.75)]:
+        yield Case(
+            (float64_normal(generator, batch_size, size, scale=2.0), p),
+            description=f"batch {batch_size}x{size}, p={p}",
+        )
+    yield Case(
+        (_logits_of(CROSSING), 0.6),
+        description="p=0.6: the token that takes the mass past p is kept",
+    )
+    yield Case((_logits_of(TIED), 0.5), description="ties, wholly inside or outside the nucleus")
+    yield Case(
+        (float64_normal(generator, 3, 6, scale=2.0), 1.0),
+        description="p=1: every token is kept",
+    )
+    yield Case(
+        (float64_normal(generator, 4, 7, scale=2.0), 1e-6),
+        description="p=1e-6: only the most probable token is kept",
+    )
+
+
+register(
+    Question(
+        id="ch02.q6",
+        title="Top-p (nucleus) filtering",
         points=1,
-        answer_name="hidden_state_gradients",
-        reference=_hidden_gradients_reference,
-        make_cases=_linear_rnn_cases,
+        answer_name="nucleus_filter",
+        reference=_nucleus_reference,
+        make_cases=_nucleus_cases,
+        forbidden=(top_p_filter, sampling_distribution),
     )
 )

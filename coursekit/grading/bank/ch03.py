@@ -1,9 +1,11 @@
 """Chapter 3, LSTM and GRU: the graded questions of ``exercises/03-lstm-gru.ipynb``.
 
-The cell steps are graded against ``coursekit.models.LSTMCell`` and ``GRUCell`` loaded with the
-case's weights, in torch's layout (gates stacked in one weight, two biases); the parameter count
-against ``coursekit.models.LSTM`` itself; pooling against ``coursekit.text.padding_mask``. Numbers
-are float64, so the default tolerance is that of ``torch.testing.assert_close`` for float64.
+Question 1 transcribes the LSTM step the chapter prints (graded against
+``coursekit.models.LSTMCell`` loaded with the case's weights, in torch's layout); the others ask
+for what it describes without printing: the GRU of the original paper, the final states of a
+bidirectional network read from its padded outputs, mean pooling over the real steps, the size
+of ``torch.nn.LSTM`` with projections, and the half-life of an LSTM's memory. Numbers are
+float64, so the default tolerance is that of ``torch.testing.assert_close`` for float64.
 """
 
 from __future__ import annotations
@@ -12,10 +14,14 @@ import random
 from collections.abc import Iterator
 
 import torch
-from torch import nn
+import torch.nn.functional as F
+from torch import Tensor, nn
 
+import coursekit.models
 from coursekit.grading.bank.ch02 import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
+from coursekit.models.recurrent_cells import gru_gates, lstm_gates, lstm_step
+from coursekit.text import padding_mask
 
 
 def _cell_with_weights(
@@ -32,9 +38,10 @@ def _cell_with_weights(
     return cell
 
 
-def _cell_step_cases(rng: random.Random, gates: int, states: int) -> Iterator[Case]:
+def _cell_step_cases(rng: random.Random, gates: int, states: int, mistake: str) -> Iterator[Case]:
     """``x``, ``states`` state tensors (h, or h and c) and torch-layout weights, whose
-    ``gates`` blocks of ``H`` rows are stacked, for one step of a cell.
+    ``gates`` blocks of ``H`` rows are stacked, for one step of a cell; every description
+    starts with the classic ``mistake`` the cases catch.
     """
     generator = torch_generator(rng)
     settings = [
@@ -59,7 +66,7 @@ def _cell_step_cases(rng: random.Random, gates: int, states: int) -> Iterator[Ca
                 float64_normal(generator, gates * hidden_size, scale=weight_scale),
                 float64_normal(generator, gates * hidden_size, scale=weight_scale),
             ),
-            description=description,
+            description=f"{mistake}; {description}",
         )
 
 
@@ -78,15 +85,13 @@ def _lstm_step_reference(
     """``C_t = F_t * C_{t-1} + I_t * C~_t`` and ``H_t = O_t * tanh(C_t)``, gates in torch's order
     i, f, g, o, computed by ``coursekit.models.LSTMCell`` holding the given weights.
     """
-    from coursekit.models import LSTMCell
-
-    cell = _cell_with_weights(LSTMCell, W_ih, W_hh, b_ih, b_hh)
+    cell = _cell_with_weights(coursekit.models.LSTMCell, W_ih, W_hh, b_ih, b_hh)
     with torch.no_grad():
         return cell(x, (h, c))
 
 
 def _lstm_step_cases(rng: random.Random) -> Iterator[Case]:
-    return _cell_step_cases(rng, gates=4, states=2)
+    return _cell_step_cases(rng, gates=4, states=2, mistake="gate order i, f, g, o")
 
 
 register(
@@ -97,82 +102,114 @@ register(
         answer_name="lstm_step",
         reference=_lstm_step_reference,
         make_cases=_lstm_step_cases,
+        forbidden=(
+            torch.nn.LSTMCell.forward,
+            torch.nn.LSTM.forward,
+            coursekit.models.LSTMCell.forward,
+            coursekit.models.LSTM.forward,
+            lstm_step,
+            lstm_gates,
+        ),
+        output_names=("h_new", "c_new"),
     )
 )
 
 
-# ch03.q2: one GRU step ----------------------------------------------------------------------
+# ch03.q2: one GRU step as in the original paper ---------------------------------------------
 
 
-def _gru_step_reference(
-    x: torch.Tensor,
-    h: torch.Tensor,
-    W_ih: torch.Tensor,
-    W_hh: torch.Tensor,
-    b_ih: torch.Tensor,
-    b_hh: torch.Tensor,
-) -> torch.Tensor:
-    """``N_t = tanh(W_in x_t + b_in + R_t * (W_hn H_{t-1} + b_hn))`` and
-    ``H_t = Z_t * H_{t-1} + (1 - Z_t) * N_t``, gates in torch's order r, z, n, computed by
-    ``coursekit.models.GRUCell`` holding the given weights.
+def _paper_gru_reference(
+    x: Tensor, h: Tensor, W_ih: Tensor, W_hh: Tensor, b_ih: Tensor, b_hh: Tensor
+) -> Tensor:
+    """Cho et al. (2014): ``N_t = tanh(W_in x_t + b_in + W_hn (R_t * H_{t-1}) + b_hn)``, the reset
+    gate applied before the product, and ``H_t = Z_t * H_{t-1} + (1 - Z_t) * N_t``; ``R_t`` and
+    ``Z_t`` from ``coursekit.models.recurrent_cells.gru_gates`` (torch's layout r, z, n).
     """
-    from coursekit.models import GRUCell
+    hidden_size = h.shape[-1]
+    input_projection = F.linear(x, W_ih, b_ih)
+    gates = gru_gates(input_projection, h, W_hh, b_hh)
+    candidate_weight, candidate_bias = W_hh[2 * hidden_size :], b_hh[2 * hidden_size :]
+    candidate = torch.tanh(
+        input_projection[..., 2 * hidden_size :]
+        + F.linear(gates.reset * h, candidate_weight, candidate_bias)
+    )
+    return gates.update * h + (1 - gates.update) * candidate
 
-    cell = _cell_with_weights(GRUCell, W_ih, W_hh, b_ih, b_hh)
-    with torch.no_grad():
-        return cell(x, h)
 
-
-def _gru_step_cases(rng: random.Random) -> Iterator[Case]:
-    return _cell_step_cases(rng, gates=3, states=1)
+def _paper_gru_cases(rng: random.Random) -> Iterator[Case]:
+    return _cell_step_cases(
+        rng, gates=3, states=1, mistake="reset-gate placement: R_t * H_{t-1} before W_hn"
+    )
 
 
 register(
     Question(
         id="ch03.q2",
-        title="One GRU step",
+        title="One GRU step, as in the original paper",
         points=2,
-        answer_name="gru_step",
-        reference=_gru_step_reference,
-        make_cases=_gru_step_cases,
+        answer_name="paper_gru_step",
+        reference=_paper_gru_reference,
+        make_cases=_paper_gru_cases,
     )
 )
 
 
-# ch03.q3: the final state of a bidirectional network ----------------------------------------
+# ch03.q3: the final state of a bidirectional network, from its padded outputs --------------
+
+#: The value at padded time steps: an answer that reads the padding is far off.
+PADDING_FILL = 1000.0
 
 
-def _bidirectional_reference(h_n: torch.Tensor) -> torch.Tensor:
-    """``[H_T (forward) ; H_1 (backward)]`` of the last layer, ``[B, 2H]``, from torch's
-    ``h_n [num_layers * 2, B, H]``, whose rows are ordered layer by layer, forward first
-    (``h_n.view(num_layers, 2, B, H)``, as torch's documentation states).
+def _padded_outputs(
+    generator: torch.Generator, lengths: list[int], steps: int, width: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random float64 outputs ``[B, T, width]`` whose steps ``t >= n_b`` hold ``PADDING_FILL``,
+    and the lengths ``n_b`` as a LongTensor ``[B]``."""
+    lengths_tensor = torch.tensor(lengths)
+    outputs = float64_normal(generator, len(lengths), steps, width)
+    is_padding = padding_mask(lengths_tensor, max_len=steps)
+    return outputs.masked_fill(is_padding.unsqueeze(-1), PADDING_FILL), lengths_tensor
+
+
+def _bidirectional_reference(outputs: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """``[H->_{n_b} ; H<-_1]`` for each sequence ``b``, ``[B, 2H]``: the forward half of the
+    outputs ``[B, T, 2H]`` at the sequence's own last real step ``t = n_b - 1`` (0-based), the
+    backward half at ``t = 0``, where the backward direction ends.
     """
-    layers_and_directions, batch_size, hidden_size = h_n.shape
-    per_layer = h_n.view(layers_and_directions // 2, 2, batch_size, hidden_size)
-    forward, backward = per_layer[-1]
+    hidden_size = outputs.shape[-1] // 2
+    rows = torch.arange(outputs.shape[0])
+    forward = outputs[rows, lengths - 1, :hidden_size]
+    backward = outputs[:, 0, hidden_size:]
     return torch.cat([forward, backward], dim=-1)
+
+
+#: (lengths, T, H, what the case exercises); six padded batches, one without padding.
+PADDED = f"padding holds {PADDING_FILL:g} (missing mask: output[:, -1] reads it)"
+BIDIRECTIONAL_SETTINGS = [
+    ([6, 4, 2], 6, 4, PADDED),
+    ([5, 5, 3, 1], 5, 2, f"a sequence of length 1: both halves at t = 0; {PADDED}"),
+    ([3, 7, 5], 7, 3, f"the longest sequence not first; {PADDED}"),
+    ([4, 2], 8, 2, f"padded beyond the longest sequence; {PADDED}"),
+    ([2, 5, 4, 3, 5], 5, 1, PADDED),
+    ([6, 3], 6, 5, PADDED),
+    ([4, 4, 4], 4, 3, "no padding: output[:, -1] is still wrong for the backward half"),
+]
 
 
 def _bidirectional_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
-    settings = [
-        (1, 3, 4, "one layer, batch 3, H=4"),
-        (2, 4, 3, "two layers, batch 4, H=3"),
-        (3, 2, 5, "three layers, batch 2, H=5"),
-        (2, 1, 6, "two layers, a batch of one"),
-        (1, 5, 1, "one layer, hidden size H=1"),
-    ]
-    for num_layers, batch_size, hidden_size, description in settings:
+    for lengths, steps, hidden_size, about in BIDIRECTIONAL_SETTINGS:
+        outputs, lengths_tensor = _padded_outputs(generator, lengths, steps, 2 * hidden_size)
         yield Case(
-            (float64_normal(generator, 2 * num_layers, batch_size, hidden_size),),
-            description=description,
+            (outputs, lengths_tensor),
+            description=f"lengths {lengths}, T={steps}, H={hidden_size}, {about}",
         )
 
 
 register(
     Question(
         id="ch03.q3",
-        title="The final state of a bidirectional network",
+        title="The final state of a bidirectional network, from its padded outputs",
         points=1,
         answer_name="bidirectional_final_state",
         reference=_bidirectional_reference,
@@ -188,40 +225,31 @@ def _masked_mean_reference(outputs: torch.Tensor, lengths: torch.Tensor) -> torc
     """``m_b = (1 / n_b) sum_{t < n_b} outputs[b, t]``; steps ``t >= n_b`` are padding, as
     ``coursekit.text.padding_mask`` marks them.
     """
-    from coursekit.text import padding_mask
-
     is_real = ~padding_mask(lengths, max_len=outputs.shape[1])
     summed = (outputs * is_real.unsqueeze(-1)).sum(dim=1)
     return summed / lengths.unsqueeze(-1).to(outputs.dtype)
 
 
-#: The value at padded time steps: an answer that averages over the padding is far off.
-PADDING_FILL = 1000.0
+#: (lengths, T, H, what the case exercises); seven padded batches, one without padding.
+MASKED_MEAN_SETTINGS = [
+    ([6, 3, 5], 6, 4, "batch 3"),
+    ([5, 2, 4, 1], 5, 2, "batch 4, a sequence of length 1"),
+    ([2, 7], 7, 3, "the longest sequence last"),
+    ([3, 1], 6, 3, "padded beyond the longest sequence"),
+    ([4, 4, 2, 4, 3], 4, 1, "H=1"),
+    ([8, 5], 8, 2, "batch 2"),
+    ([5, 1, 1], 5, 3, "two sequences of length 1"),
+    ([4, 4, 4], 4, 3, "no padding"),
+]
 
 
 def _masked_mean_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
-
-    def padded_lengths(batch_size: int, steps: int) -> list[int]:
-        """Random lengths in 1..T, the first equal to T as after padding to the longest."""
-        return [steps] + [rng.randint(1, steps) for _ in range(batch_size - 1)]
-
-    settings = [
-        (padded_lengths(3, 6), 4, "batch 3"),
-        (padded_lengths(4, 5), 2, "batch 4"),
-        ([7], 3, "a batch of one"),
-        ([4, 4, 4], 3, "every length equals T: no padding"),
-        ([5, 3, 1], 3, "a sequence of length 1"),
-    ]
-    for lengths, hidden_size, description in settings:
-        batch_size, steps = len(lengths), max(lengths)
-        lengths_tensor = torch.tensor(lengths)
-        outputs = float64_normal(generator, batch_size, steps, hidden_size)
-        padding = torch.arange(steps).unsqueeze(0) >= lengths_tensor.unsqueeze(1)
-        outputs = outputs.masked_fill(padding.unsqueeze(-1), PADDING_FILL)
+    for lengths, steps, hidden_size, about in MASKED_MEAN_SETTINGS:
+        padded = f"; padding holds {PADDING_FILL:g} (missing mask)" if min(lengths) < steps else ""
         yield Case(
-            (outputs, lengths_tensor),
-            description=f"{description}, lengths {lengths}",
+            _padded_outputs(generator, lengths, steps, hidden_size),
+            description=f"{about}: lengths {lengths}, T={steps}{padded}",
         )
 
 
@@ -237,44 +265,136 @@ register(
 )
 
 
-# ch03.q5: the parameters of an LSTM ---------------------------------------------------------
+# ch03.q5: the parameters of an LSTM with projections ----------------------------------------
 
 
 def _parameter_count_reference(
-    input_size: int, hidden_size: int, num_layers: int, bidirectional: bool
+    input_size: int, hidden_size: int, num_layers: int, bias: bool, bidirectional: bool, proj: int
 ) -> int:
-    """The number of values in the weights and biases of ``coursekit.models.LSTM`` (the same
-    names and shapes as ``torch.nn.LSTM``): ``4H (I_l + H) + 8H`` per layer and direction.
+    """The number of values in the weights and biases of ``torch.nn.LSTM`` with these arguments
+    (``proj`` is its ``proj_size``, P): per layer and direction ``W_ih [4H, I_l]``,
+    ``W_hh [4H, P]``, ``b_ih, b_hh [4H]`` and ``W_hr [P, H]`` (``P = H`` and no ``W_hr`` when
+    ``proj = 0``); ``I_l = D * P`` above the first layer.
     """
-    from coursekit.models import LSTM
-
-    lstm = LSTM(input_size, hidden_size, num_layers=num_layers, bidirectional=bidirectional)
+    lstm = torch.nn.LSTM(
+        input_size, hidden_size, num_layers, bias, bidirectional=bidirectional, proj_size=proj
+    )
     return sum(parameter.numel() for parameter in lstm.parameters())
 
 
+#: (num_layers, bias, bidirectional, proj_size as a fraction of H (0: none), what)
+PARAMETER_SETTINGS = [
+    (2, True, False, 0.0, "no projection, two layers: the chapter's count"),
+    (1, True, False, 0.5, "one layer with projections: W_hh is [4H, P], W_hr is [P, H]"),
+    (2, True, False, 0.5, "two layers: the upper one reads P inputs, not H"),
+    (2, True, True, 0.25, "two bidirectional layers: the upper one reads 2P inputs"),
+    (2, False, False, 0.5, "bias=False: no b_ih, b_hh"),
+    (3, True, True, 0.75, "three bidirectional layers with projections"),
+    (3, False, True, 0.5, "three bidirectional layers, bias=False"),
+]
+
+
 def _parameter_count_cases(rng: random.Random) -> Iterator[Case]:
-    settings = [
-        (1, False, "one layer"),
-        (2, False, "two layers"),
-        (1, True, "one bidirectional layer"),
-        (3, True, "three bidirectional layers: layers above the first read 2H inputs"),
-    ]
-    for num_layers, bidirectional, description in settings:
-        input_size, hidden_size = rng.randint(2, 40), rng.randint(2, 40)
+    for num_layers, bias, bidirectional, fraction, about in PARAMETER_SETTINGS:
+        input_size, hidden_size = rng.randint(2, 40), rng.randint(8, 40)
+        proj_size = max(1, int(fraction * hidden_size)) if fraction else 0
         yield Case(
-            (input_size, hidden_size, num_layers, bidirectional),
-            description=f"{description}, input_size={input_size}, hidden_size={hidden_size}",
+            (input_size, hidden_size, num_layers, bias, bidirectional, proj_size),
+            description=f"{about}; input_size={input_size}, hidden_size={hidden_size}, "
+            f"proj_size={proj_size}",
         )
-    yield Case((7, 7, 2, True), description="input_size equal to hidden_size, two bidirectional")
 
 
 register(
     Question(
         id="ch03.q5",
-        title="The parameters of an LSTM",
+        title="The parameters of an LSTM with projections",
         points=1,
         answer_name="lstm_parameter_count",
         reference=_parameter_count_reference,
         make_cases=_parameter_count_cases,
+        forbidden=(
+            torch.nn.LSTM.__init__,
+            torch.nn.modules.rnn.RNNBase.__init__,
+            coursekit.models.LSTM.__init__,
+        ),
+    )
+)
+
+
+# ch03.q6: the half-life of an LSTM's memory -------------------------------------------------
+
+
+def _half_life_reference(forget_gates: torch.Tensor) -> torch.Tensor:
+    """For each unit, the first step ``k`` (from 1) with ``F_1 * ... * F_k < 1/2``, or ``T + 1``
+    when the product stays at or above 1/2: ``C_k`` keeps ``F_1 ... F_k`` of ``C_0`` along the
+    memory path ``C_t = F_t * C_{t-1} + ...`` (Chapter 3). The products decrease with ``k``, so
+    ``k`` is one more than the number of steps whose product is still >= 1/2; a LongTensor [H].
+    """
+    kept = torch.cumprod(forget_gates, dim=0)
+    return (kept >= 0.5).sum(dim=0) + 1
+
+
+def _gates_crossing_half(
+    generator: torch.Generator, steps: int, crossing: int, margin: float
+) -> torch.Tensor:
+    """Forget gates ``[steps]`` near 1 whose product first drops below 1/2 at step ``crossing``,
+    and there by only ``0.5 * margin``: the steps before stay >= 0.5 by far more. Gates in
+    [0.99, 0.999) keep a product above 1/2 for 41 steps, so the rescaling only lowers them."""
+    gates = 0.99 + 0.009 * torch.rand(steps, generator=generator, dtype=torch.float64)
+    product = gates[:crossing].prod()
+    gates[:crossing] *= (0.5 * (1 - margin) / product) ** (1 / crossing)
+    return gates
+
+
+def _half_life_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch_generator(rng)
+    constant = torch.tensor([0.3, 0.6, 0.8, 0.95, 0.99], dtype=torch.float64)
+    yield Case(
+        (constant.expand(40, -1).clone(),),
+        description="constant gates f: k = floor(log 2 / -log f) + 1 (0.99 never drops in T=40)",
+    )
+    rates = torch.tensor([0.03, 0.02, 0.01, 0.004, 0.002, 0.03], dtype=torch.float64)
+    near_one = 1 - rates * torch.rand(100, 6, generator=generator, dtype=torch.float64)
+    yield Case(
+        (near_one,), description="gates near 1 over T=100: three units keep half to the end (T + 1)"
+    )
+    random_gates = torch.sigmoid(float64_normal(generator, 20, 6, scale=2.0) + 1.5)
+    random_gates[:, 0] = 1 - 1e-3 * torch.rand(20, generator=generator, dtype=torch.float64)
+    random_gates[0, 1] = 0.2
+    yield Case(
+        (random_gates,),
+        description="sigmoid gates, T=20: a unit that forgets at once (k=1), one that never does",
+    )
+    crossings = [
+        _gates_crossing_half(generator, 50, crossing, 1e-9) for crossing in (17, 23, 33, 41)
+    ]
+    lasting = 1 - 1e-3 * torch.rand(50, generator=generator, dtype=torch.float64)
+    yield Case(
+        (torch.stack([*crossings, lasting], dim=1),),
+        description="products within 1e-9 of 1/2 at the crossing: float32 instead of float64 "
+        "moves the step; one unit never drops",
+    )
+    yield Case(
+        (torch.full((1, 3), 0.7, dtype=torch.float64),),
+        description="T=1: F_1 = 0.7 >= 1/2, so every unit gets T + 1 = 2",
+    )
+    saturated = torch.sigmoid(float64_normal(generator, 12, 4, scale=3.0))
+    steady = torch.tensor([[0.8, 0.999]], dtype=torch.float64).expand(12, -1)
+    yield Case(
+        (torch.cat([saturated, steady], dim=1),),
+        description="saturated sigmoid gates, T=12; a unit at 0.8, whose product (not any gate) "
+        "drops below 1/2 at k=4, and one that never drops",
+    )
+
+
+register(
+    Question(
+        id="ch03.q6",
+        title="The half-life of an LSTM's memory",
+        points=2,
+        answer_name="memory_half_life",
+        reference=_half_life_reference,
+        make_cases=_half_life_cases,
     )
 )
