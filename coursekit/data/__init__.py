@@ -10,7 +10,7 @@ and options. Generated datasets (``numbers``, ``dates``, ``sentiment``, ``copy``
 
 from __future__ import annotations
 
-from coursekit.data import dates, docs_corpus, numbers, real, sentiment, synthetic
+from coursekit.data import contrast, dates, docs_corpus, numbers, real, sentiment, synthetic
 from coursekit.data.downloads import DownloadError, Resource, cache_dir
 from coursekit.data.records import AlignedPair, Labelled, Pair, SequencePair
 from coursekit.data.registry import DatasetInfo, Option, describe, download, load, names
@@ -30,6 +30,7 @@ __all__ = [
     "Resource",
     "SequencePair",
     "cache_dir",
+    "contrast",
     "dates",
     "describe",
     "docs_corpus",

@@ -30,7 +30,7 @@ class LSTMGates(NamedTuple):
 
     input: Tensor
     forget: Tensor
-    cell: Tensor
+    candidate: Tensor
     output: Tensor
 
 
@@ -87,7 +87,7 @@ def lstm_step(
     """
     h, c = state
     gates = lstm_gates(input_projection, h, weight_hh, bias_hh)
-    c = gates.forget * c + gates.input * gates.cell
+    c = gates.forget * c + gates.input * gates.candidate
     return gates.output * torch.tanh(c), c
 
 
@@ -324,8 +324,8 @@ class LSTMCell(RecurrentCell):
         )
 
     def gates(self, x: Tensor, state: tuple[Tensor, Tensor] | None = None) -> dict[str, Tensor]:
-        """The gate values of the step from ``x`` and ``state``: keys "input", "forget", "cell"
-        (the candidate C~_t) and "output", each ``[B, H]`` (or ``[H]`` for an unbatched input).
+        """The gate values of the step from ``x`` and ``state``: keys "input", "forget",
+        "candidate" (the candidate memory C~_t) and "output", each ``[B, H]`` (or ``[H]`` for an unbatched input).
         """
         input_projection, batched = self.project_input(x)
         h, _ = self.batched_lstm_state(state, input_projection.shape[0], batched)

@@ -89,18 +89,18 @@ def test_lstm_gates_are_torch_layout_and_make_the_step() -> None:
     generator = torch.Generator().manual_seed(2)
     x, h, c = (torch.randn(BATCH, n, generator=generator, dtype=torch.float64) for n in (5, 4, 4))
     gates = ours.gates(x, (h, c))
-    assert list(gates) == ["input", "forget", "cell", "output"]
+    assert list(gates) == ["input", "forget", "candidate", "output"]
     with torch.no_grad():
         expected = {
             "input": torch.sigmoid(torch_gate(theirs, 0, x, h)),
             "forget": torch.sigmoid(torch_gate(theirs, 1, x, h)),
-            "cell": torch.tanh(torch_gate(theirs, 2, x, h)),
+            "candidate": torch.tanh(torch_gate(theirs, 2, x, h)),
             "output": torch.sigmoid(torch_gate(theirs, 3, x, h)),
         }
     for name, value in gates.items():
         torch.testing.assert_close(value, expected[name], msg=name)
     h_next, c_next = ours(x, (h, c))
-    torch.testing.assert_close(c_next, gates["forget"] * c + gates["input"] * gates["cell"])
+    torch.testing.assert_close(c_next, gates["forget"] * c + gates["input"] * gates["candidate"])
     torch.testing.assert_close(h_next, gates["output"] * torch.tanh(c_next))
 
 
@@ -131,7 +131,7 @@ def test_gates_of_an_unbatched_input_from_a_zero_state() -> None:
     lstm_gates = lstm.gates(x)
     assert all(value.shape == (2,) for value in lstm_gates.values())
     h, c = lstm(x)
-    torch.testing.assert_close(c, lstm_gates["input"] * lstm_gates["cell"])
+    torch.testing.assert_close(c, lstm_gates["input"] * lstm_gates["candidate"])
     torch.testing.assert_close(h, lstm_gates["output"] * torch.tanh(c))
     gru_gates = gru.gates(x)
     torch.testing.assert_close(gru(x), (1 - gru_gates["update"]) * gru_gates["candidate"])

@@ -1,0 +1,71 @@
+"""The contrast_span reviews and the character corpus that Chapters 2, 3 and 5 share."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from coursekit import data
+from coursekit.data.characters import character_corpus, next_token_windows
+from coursekit.data.contrast import NEUTRAL_WORDS
+from coursekit.data.sentiment import NEGATIVE, POSITIVE
+
+CLAUSE = re.compile(r"^the [a-z ]+? was (?:\w+ )?(\w+)$")
+
+
+def clause_sentiment(clause: str) -> int:
+    adjective = clause.split()[-1]
+    assert adjective in POSITIVE or adjective in NEGATIVE, clause
+    return int(adjective in POSITIVE)
+
+
+@pytest.mark.parametrize("span", [0, 3, 12])
+def test_the_connective_decides_which_clause_labels_the_review(span: int) -> None:
+    for review in data.load("contrast_span", "train", n=200, span=span):
+        head, connective, tail = re.match(r"^(.*), (but|even though) (.*)\.$", review.text).groups()
+        words = head.split()
+        first_clause, filler = " ".join(words[: len(words) - span]), words[len(words) - span :]
+        assert all(word in NEUTRAL_WORDS for word in filler)
+        assert CLAUSE.match(first_clause) and CLAUSE.match(tail)
+        expected = clause_sentiment(first_clause if connective == "even though" else tail)
+        assert review.label == expected
+
+
+def test_the_clauses_are_independent_so_the_end_does_not_give_the_label_away() -> None:
+    reviews = data.load("contrast_span", "train", n=2000, span=5)
+    though = [r for r in reviews if ", even though " in r.text]
+    agree = sum(
+        clause_sentiment(r.text.rstrip(".").split(", even though ")[1]) == r.label for r in though
+    )
+    assert 0.4 < agree / len(though) < 0.6
+    assert 0.4 < len(though) / len(reviews) < 0.6
+
+
+def test_splits_are_disjoint_and_the_span_is_checked() -> None:
+    train = {r.text for r in data.load("contrast_span", "train", n=500, span=4)}
+    test = {r.text for r in data.load("contrast_span", "test", n=200, span=4)}
+    assert not train & test
+    with pytest.raises(ValueError, match="span"):
+        data.load("contrast_span", "train", n=5, span=-1)
+
+
+def test_windows_are_inputs_and_targets_shifted_by_one() -> None:
+    ids = torch.arange(23)
+    windows = next_token_windows(ids, 5)
+    inputs, targets = windows.tensors
+    assert inputs.shape == targets.shape == (4, 5)
+    torch.testing.assert_close(targets, inputs + 1)
+    with pytest.raises(ValueError, match="too few"):
+        next_token_windows(torch.arange(3), 5)
+
+
+def test_the_character_corpus_frames_validation_by_newlines() -> None:
+    corpus = character_corpus()
+    assert corpus.vocab.get_itos()[0] == "<unk>"
+    newline = corpus.vocab["\n"]
+    assert corpus.valid_ids[0] == corpus.valid_ids[-1] == newline
+    inputs, targets = corpus.validation_batch()
+    assert inputs.shape == targets.shape == (1, len(corpus.valid_ids) - 1)
+    assert len(corpus.windows(64)) == (len(corpus.train_ids) - 1) // 64
