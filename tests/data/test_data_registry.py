@@ -6,7 +6,7 @@ import pytest
 
 from coursekit.data import DatasetInfo, describe, download, load, names
 
-GENERATED = ["copy", "dates", "docs_corpus", "numbers", "reverse", "sentiment", "sort"]
+GENERATED = ["contrast_span", "copy", "dates", "docs_corpus", "numbers", "reverse", "sentiment", "sort"]
 DOWNLOADED = ["eng_fra", "imdb", "tiny_shakespeare", "wikitext2"]
 
 
