@@ -26,19 +26,20 @@ from coursekit.train.next_token import next_token_loss, next_token_nll
 
 @dataclass(frozen=True)
 class CharacterRecipe:
-    """Windows of ``window`` characters in shuffled batches of ``batch_size``, Adam at
+    """Windows of ``window`` characters in shuffled batches of ``batch_size`` (the last, short
+    batch of an epoch dropped), Adam at
     ``learning_rate``, gradients clipped to global norm ``max_grad_norm``, ``epochs`` passes over
     ``windows_per_epoch`` windows drawn at random (all of them when None), models of
     ``hidden_size`` units over ``embedding_dim``-dimensional embeddings."""
 
     window: int = 64
     batch_size: int = 32
-    learning_rate: float = 3e-3
+    learning_rate: float = 1e-2
     max_grad_norm: float = 1.0
     embedding_dim: int = 32
     hidden_size: int = 128
     epochs: int = field(default_factory=lambda: pick(full=6, ci=2))
-    windows_per_epoch: int | None = field(default_factory=lambda: pick(full=None, ci=640))
+    windows_per_epoch: int | None = field(default_factory=lambda: pick(full=None, ci=1600))
     seed: int = 0
 
 
@@ -73,7 +74,7 @@ def train_character_model(
         num_samples=recipe.windows_per_epoch,
         generator=torch.Generator().manual_seed(recipe.seed),
     )
-    batches = DataLoader(windows, batch_size=recipe.batch_size, sampler=sampler)
+    batches = DataLoader(windows, batch_size=recipe.batch_size, sampler=sampler, drop_last=True)
     return fit(
         model,
         batches,

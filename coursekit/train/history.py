@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass
@@ -53,14 +54,16 @@ class History:
 
     def plot(self) -> Figure:
         """Loss curves per epoch (and one panel per metric), the best epoch marked; returns the
-        matplotlib Figure, which a notebook displays.
+        matplotlib Figure, which a notebook displays. The figure fits the book's text column.
         """
+        from matplotlib.figure import Figure
+
         panels = [
             ("loss", ["train_loss", "valid_loss"]),
             *((name, [name]) for name in self.metrics),
         ]
-        figure = Figure(figsize=(5 * len(panels), 3.5), layout="constrained")
-        for axes, (title, names) in zip(
+        figure = Figure(figsize=(min(7.5, 3.75 * len(panels)), 3.2), layout="constrained")
+        for axes, (quantity, names) in zip(
             figure.subplots(1, len(panels), squeeze=False)[0], panels, strict=True
         ):
             for name in names:
@@ -69,6 +72,6 @@ class History:
                     axes.plot(range(1, len(values) + 1), values, marker="o", label=name)
             if self.best_epoch is not None:
                 axes.axvline(self.best_epoch, color="grey", linestyle=":", label="best epoch")
-            axes.set(title=title, xlabel="epoch")
-            axes.legend()
+            axes.set(xlabel="epoch", ylabel=quantity)
+            axes.legend(fontsize=8)
         return figure

@@ -43,6 +43,7 @@ def test_plot_draws_one_panel_per_quantity() -> None:
     loss_axes, accuracy_axes = figure.axes
     assert [line.get_label() for line in loss_axes.get_lines()][:2] == ["train_loss", "valid_loss"]
     assert list(loss_axes.get_lines()[1].get_ydata()) == [3.2, 2.5, 2.7]
-    assert accuracy_axes.get_title() == "accuracy"
+    assert accuracy_axes.get_ylabel() == "accuracy" and loss_axes.get_ylabel() == "loss"
+    assert figure.get_size_inches()[0] <= 7.5  # fits the text column
     assert list(accuracy_axes.get_lines()[0].get_xdata()) == [1, 2, 3]
     assert len(History(train_loss=[1.0]).plot().axes) == 1
