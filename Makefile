@@ -6,15 +6,15 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-TT_VENV ?= .venv-torchtext
-TT_BIN := $(TT_VENV)/bin
+LEGACY_VENV ?= .venv-legacy
+LEGACY_BIN := $(LEGACY_VENV)/bin
 JOBS ?= 2
 PROFILE ?= ci
 
 export PYTHONHASHSEED := 0
 
 .PHONY: help venv doctor book book-check execute test test-python test-notebooks test-exercises \
-        test-torchtext lint assign figures benchmark clean
+        test-legacy lint assign figures benchmark clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -53,10 +53,10 @@ figures: venv  ## redraw the architecture diagrams of book/figures/
 assign: venv  ## regenerate exercises/ from solutions/
 	$(BIN)/coursekit assign solutions/ exercises/
 
-test: venv test-python test-notebooks test-exercises book-check test-torchtext  ## run every test
+test: venv test-python test-notebooks test-exercises book-check test-legacy  ## run every test
 
 test-python: venv  ## unit, parity, data, grading and configuration tests
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests --ignore=tests/torchtext -p no:cacheprovider
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests --ignore=tests/legacy -p no:cacheprovider
 
 test-notebooks: venv  ## nbval over the book and the solutions (PROFILE=ci by default, or full)
 	COURSEKIT_PROFILE=$(PROFILE) OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg \
@@ -66,14 +66,14 @@ test-exercises: venv  ## student notebooks report "not implemented"; the grader 
 	COURSEKIT_PROFILE=ci $(BIN)/python -m coursekit.grading.selfcheck exercises/
 	$(BIN)/coursekit grade --validate solutions/ --jobs $(JOBS)
 
-$(TT_BIN)/.installed: tests/torchtext/requirements.txt
-	@test -x $(TT_BIN)/python || $(PYTHON) -m venv $(TT_VENV)
-	$(TT_BIN)/python -m pip install --quiet -r tests/torchtext/requirements.txt
-	$(TT_BIN)/python -m pip install --quiet --no-deps -e .
+$(LEGACY_BIN)/.installed: tests/legacy/requirements.txt
+	@test -x $(LEGACY_BIN)/python || $(PYTHON) -m venv $(LEGACY_VENV)
+	$(LEGACY_BIN)/python -m pip install --quiet -r tests/legacy/requirements.txt
+	$(LEGACY_BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
-test-torchtext: $(TT_BIN)/.installed  ## id-for-id parity with torchtext 0.18 in its own venv
-	$(TT_BIN)/python -m pytest tests/torchtext -p no:cacheprovider
+test-legacy: $(LEGACY_BIN)/.installed  ## parity with torchtext 0.18 and transformers 4.37 (Transfo-XL) in their own venv
+	OMP_NUM_THREADS=1 $(LEGACY_BIN)/python -m pytest tests/legacy -p no:cacheprovider
 
 lint: venv  ## ruff
 	$(BIN)/ruff check coursekit tests benchmarks

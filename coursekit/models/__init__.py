@@ -43,13 +43,47 @@ from coursekit.models.positional_encoding import (
 )
 from coursekit.models.recurrent import GRU, LSTM, RNN
 from coursekit.models.recurrent_cells import GRUCell, LSTMCell, RNNCell
+from coursekit.models.relative_attention import (
+    RelativeScoreTerms,
+    relative_score_terms,
+    relative_scores,
+)
+from coursekit.models.relative_position import (
+    relative_distances,
+    relative_position_encoding,
+    relative_shift,
+)
 from coursekit.models.scaled_dot_product import scaled_dot_product_attention
+from coursekit.models.segment_memory import Mems, append_to_memory
 from coursekit.models.seq2seq import Seq2Seq, Seq2SeqOutput
 from coursekit.models.seq2seq_transformer import DecoderState, Seq2SeqTransformer
 from coursekit.models.transformer import Transformer, TransformerDecoder, TransformerEncoder
 from coursekit.models.transformer_classifier import TransformerClassifier
 from coursekit.models.transformer_layers import TransformerDecoderLayer, TransformerEncoderLayer
 from coursekit.models.transformer_lm import TransformerLanguageModel
+from coursekit.models.transformer_xl import (
+    TransfoXLLMHeadModel,
+    TransfoXLLMHeadModelOutput,
+    TransfoXLModel,
+    TransfoXLModelOutput,
+)
+from coursekit.models.transformer_xl_layers import (
+    RelativeMultiHeadAttention,
+    TransfoXLLayer,
+    transformer_xl_mask,
+)
+from coursekit.models.xlnet import (
+    XLNetLMHeadModel,
+    XLNetLMHeadModelOutput,
+    XLNetModel,
+    XLNetModelOutput,
+)
+from coursekit.models.xlnet_attention import TwoStreamRelativeAttention, XLNetLayer
+from coursekit.models.xlnet_permutation import (
+    PermutationPrediction,
+    permutation_masks,
+    sample_permutation,
+)
 
 __all__ = [
     "AdditiveAttention",
@@ -76,8 +110,10 @@ __all__ = [
     "LocalAttention",
     "LocationAttention",
     "LuongDecoder",
+    "Mems",
     "MultiHeadAttention",
     "NGramLanguageModel",
+    "PermutationPrediction",
     "PointerNetwork",
     "PositionwiseFeedForward",
     "RNN",
@@ -85,12 +121,19 @@ __all__ = [
     "RecurrentClassifier",
     "RecurrentDecoderState",
     "RecurrentLanguageModel",
+    "RelativeMultiHeadAttention",
+    "RelativeScoreTerms",
     "ScaledDotAttention",
     "Seq2Seq",
     "Seq2SeqOutput",
     "Seq2SeqTransformer",
     "SinusoidalPositionalEncoding",
     "TokenEmbedding",
+    "TransfoXLLMHeadModel",
+    "TransfoXLLMHeadModelOutput",
+    "TransfoXLLayer",
+    "TransfoXLModel",
+    "TransfoXLModelOutput",
     "Transformer",
     "TransformerClassifier",
     "TransformerDecoder",
@@ -99,15 +142,30 @@ __all__ = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "TransformerLanguageModel",
+    "TwoStreamRelativeAttention",
+    "XLNetLMHeadModel",
+    "XLNetLMHeadModelOutput",
+    "XLNetLayer",
+    "XLNetModel",
+    "XLNetModelOutput",
+    "append_to_memory",
     "collate_pointer_pairs",
     "hard_attention",
     "layer_norm",
     "masked_softmax",
+    "permutation_masks",
     "pointer_loss",
     "pointer_targets",
     "position_wise_feed_forward",
     "positional_shift_matrix",
     "recurrent_layer",
+    "relative_distances",
+    "relative_position_encoding",
+    "relative_score_terms",
+    "relative_scores",
+    "relative_shift",
+    "sample_permutation",
     "scaled_dot_product_attention",
     "sinusoidal_positional_encoding",
+    "transformer_xl_mask",
 ]

@@ -62,7 +62,7 @@ def test_makefile_test_target_covers_every_lane(repo_root: Path) -> None:
     test_rule = re.search(r"^test:(.*)$", (repo_root / "Makefile").read_text(), re.MULTILINE)
     assert test_rule is not None
     prerequisites = test_rule.group(1).split("##")[0].split()
-    for lane in ("test-python", "test-notebooks", "test-exercises", "book-check", "test-torchtext"):
+    for lane in ("test-python", "test-notebooks", "test-exercises", "book-check", "test-legacy"):
         assert lane in prerequisites
 
 
