@@ -40,7 +40,8 @@ def online(timeout: float = 3.0) -> bool:
 
 
 def normalise(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Strip what changes on every run (execution timestamps, widgets) and fix the kernel.
+    """Strip what changes on every run (execution timestamps, widgets), merge consecutive prints
+    to one stream into one output, and fix the kernel.
 
     The stored chapters then differ only where their content changed.
     """
@@ -55,10 +56,28 @@ def normalise(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("ExecuteTime", None)
         if cell.cell_type == "code":
-            cell.outputs = [output for output in cell.outputs if not _is_widget_view(output)]
+            outputs = [output for output in cell.outputs if not _is_widget_view(output)]
+            cell.outputs = _merged_streams(outputs)
             for output in cell.outputs:
                 output.get("metadata", {}).pop("execution", None)
     return notebook
+
+
+def _merged_streams(outputs: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
+    """Consecutive prints to the same stream as one output: one block on the page, not several
+    blocks far apart (a removed progress bar used to split them)."""
+    merged: list[nbformat.NotebookNode] = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            previous is not None
+            and output.output_type == previous.output_type == "stream"
+            and output.name == previous.name
+        ):
+            previous.text = "".join(previous.text) + "".join(output.text)
+        else:
+            merged.append(output)
+    return merged
 
 
 def _is_widget_view(output: nbformat.NotebookNode) -> bool:

@@ -71,6 +71,27 @@ def _check_linear_rnn_shapes(
         raise ValueError(f"h0 must have shape [h] = [{hidden}], got {tuple(h0.shape)}")
 
 
+def _check_bptt_arguments(
+    X: torch.Tensor,
+    Y: torch.Tensor,
+    W_hx: torch.Tensor,
+    W_hh: torch.Tensor,
+    W_qh: torch.Tensor,
+    h0: torch.Tensor | None,
+    truncation: int | None,
+) -> None:
+    """The shape checks of the forward pass, and those of the targets and the truncation."""
+    _check_linear_rnn_shapes(X, W_hx, W_hh, W_qh, h0)
+    if Y.dim() != 2 or Y.shape[0] != X.shape[0]:
+        raise ValueError(f"Y must have shape [T, q] with T = {X.shape[0]}, got {tuple(Y.shape)}")
+    if Y.shape[1] != W_qh.shape[0]:
+        raise ValueError(
+            f"Y has {Y.shape[1]} columns but W_qh produces outputs of size q = {W_qh.shape[0]}"
+        )
+    if truncation is not None and (isinstance(truncation, bool) or truncation < 1):
+        raise ValueError(f"truncation must be a positive number of steps or None, got {truncation}")
+
+
 def linear_rnn_forward(
     X: torch.Tensor,
     W_hx: torch.Tensor,
@@ -113,15 +134,7 @@ def manual_bptt(
     ``t = k, 2k, ...``, so the term ``W_hh^T dL/dh_{t+1}`` is dropped at those steps and no
     gradient crosses a chunk boundary. ``truncation >= T`` is full BPTT.
     """
-    _check_linear_rnn_shapes(X, W_hx, W_hh, W_qh, h0)
-    if Y.dim() != 2 or Y.shape[0] != X.shape[0]:
-        raise ValueError(f"Y must have shape [T, q] with T = {X.shape[0]}, got {tuple(Y.shape)}")
-    if Y.shape[1] != W_qh.shape[0]:
-        raise ValueError(
-            f"Y has {Y.shape[1]} columns but W_qh produces outputs of size q = {W_qh.shape[0]}"
-        )
-    if truncation is not None and (isinstance(truncation, bool) or truncation < 1):
-        raise ValueError(f"truncation must be a positive number of steps or None, got {truncation}")
+    _check_bptt_arguments(X, Y, W_hx, W_hh, W_qh, h0, truncation)
     with torch.no_grad():
         H, outputs = linear_rnn_forward(X, W_hx, W_hh, W_qh, h0)
         steps = X.shape[0]
@@ -147,6 +160,14 @@ def manual_bptt(
         )
 
 
+def _check_powers(W_hh: torch.Tensor, steps: int) -> None:
+    """A square ``W_hh`` and a positive number of powers."""
+    if W_hh.dim() != 2 or W_hh.shape[0] != W_hh.shape[1]:
+        raise ValueError(f"W_hh must be a square matrix [h, h], got {tuple(W_hh.shape)}")
+    if isinstance(steps, bool) or steps < 1:
+        raise ValueError(f"steps must be a positive number of powers to compute, got {steps}")
+
+
 def jacobian_product_norms(W_hh: torch.Tensor, steps: int) -> torch.Tensor:
     """The spectral norms ``||(W_hh^T)^k||_2`` for ``k = 0..steps-1`` (Chapter 2).
 
@@ -154,10 +175,7 @@ def jacobian_product_norms(W_hh: torch.Tensor, steps: int) -> torch.Tensor:
     back ``k`` steps: its norm decays like ``rho^k`` when the spectral radius ``rho < 1``
     (vanishing gradients) and grows like ``rho^k`` when ``rho > 1`` (exploding gradients).
     """
-    if W_hh.dim() != 2 or W_hh.shape[0] != W_hh.shape[1]:
-        raise ValueError(f"W_hh must be a square matrix [h, h], got {tuple(W_hh.shape)}")
-    if isinstance(steps, bool) or steps < 1:
-        raise ValueError(f"steps must be a positive number of powers to compute, got {steps}")
+    _check_powers(W_hh, steps)
     with torch.no_grad():
         power = torch.eye(W_hh.shape[0], dtype=W_hh.dtype, device=W_hh.device)
         norms = []

@@ -11,7 +11,7 @@ FRAME = (
     "background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;"
     "padding:0.6em 0.9em;overflow-x:auto;margin:0.5em 0"
 )
-PRE = "margin:0;white-space:pre;font-size:0.9em;"
+PRE = "margin:0;white-space:pre;font-size:0.78em;"
 
 
 def _in_notebook() -> bool:

@@ -16,6 +16,19 @@ from torch import nn
 #: Where the keep gate sits in the stacked biases: the LSTM's order is i, f, g, o and the GRU's
 #: r, z, n, so the forget gate F_t and the update gate Z_t are both the second block of H rows.
 KEEP_GATE_BLOCK = 1
+GATED_NETWORKS = ("LSTM", "LSTMCell", "GRU", "GRUCell")
+
+
+def gated_input_biases(network: nn.Module) -> list[str]:
+    """The names of an LSTM's or a GRU's ``bias_ih`` parameters; refuses any other network."""
+    if type(network).__name__ not in GATED_NETWORKS:
+        raise TypeError(
+            f"only an LSTM or a GRU has a gate that keeps memory; got {type(network).__name__}"
+        )
+    names = [name for name, _ in network.named_parameters() if name.startswith("bias_ih")]
+    if not names:
+        raise ValueError("the network was built with bias=False: it has no gate bias to set")
+    return names
 
 
 def bias_keep_gates(network: nn.Module, bias: float = 1.0) -> None:
@@ -23,17 +36,10 @@ def bias_keep_gates(network: nn.Module, bias: float = 1.0) -> None:
     every layer and direction (coursekit's networks and cells and torch's alike share the
     parameter names): ``bias_ih`` gets ``bias`` on that block and ``bias_hh`` gets 0.
     """
-    gate_count = {"LSTM": 4, "LSTMCell": 4, "GRU": 3, "GRUCell": 3}.get(type(network).__name__)
-    if gate_count is None:
-        raise TypeError(
-            f"only an LSTM or a GRU has a gate that keeps memory; got {type(network).__name__}"
-        )
+    input_biases = gated_input_biases(network)
     hidden = network.hidden_size
     rows = slice(KEEP_GATE_BLOCK * hidden, (KEEP_GATE_BLOCK + 1) * hidden)
     biases = dict(network.named_parameters())
-    input_biases = [name for name in biases if name.startswith("bias_ih")]
-    if not input_biases:
-        raise ValueError("the network was built with bias=False: it has no gate bias to set")
     with torch.no_grad():
         for name in input_biases:
             biases[name][rows] = bias

@@ -1,12 +1,12 @@
 """A recurrent language model (Chapter 2, RNNs and backpropagation through time).
 
 The model reads tokens x_1..x_T and predicts each next one. With an embedding matrix E, a
-recurrent network f (an RNN, an LSTM or a GRU, Chapter 3) and an output layer (W_hq, b_q):
+recurrent network f (an RNN, an LSTM or a GRU, Chapter 3) and an output layer (W_qh, b_q):
 
-    e_t = E[x_t],    H_t = f(e_t, H_{t-1}),    O_t = W_hq H_t + b_q,
-    P(x_{t+1} | x_1..x_t) = softmax(O_t).
+    e_t = E[x_t],    h_t = f(e_t, h_{t-1}),    o_t = W_qh h_t + b_q,
+    P(x_{t+1} | x_1..x_t) = softmax(o_t).
 
-The state H_T after the last token summarises the whole prefix, so a long text can be read in
+The state h_T after the last token summarises the whole prefix, so a long text can be read in
 pieces by passing the state on, and text is generated one token at a time
 (:func:`coursekit.generate.generate`).
 """
@@ -22,11 +22,11 @@ RecurrentState = Tensor | tuple[Tensor, Tensor]
 
 
 class RecurrentLanguageModel(nn.Module):
-    """Embedding, recurrent network, linear output: ``O_t = W_hq H_t + b_q`` (Chapter 2).
+    """Embedding, recurrent network, linear output: ``o_t = W_qh h_t + b_q`` (Chapter 2).
 
     ``cell`` is ``"rnn"``, ``"lstm"`` or ``"gru"``. Dropout with probability ``dropout`` acts
     on the embeddings, between stacked layers and on the outputs, never on the recurrent
-    connections H_{t-1} -> H_t (Zaremba et al., 2014).
+    connections h_{t-1} -> h_t (Zaremba et al., 2014).
     """
 
     def __init__(
@@ -52,7 +52,7 @@ class RecurrentLanguageModel(nn.Module):
         """Logits ``[B, T, V]`` of every next token, and the state after the last one.
 
         ``tokens`` is ``[B, T]``; ``state`` is the one a previous call returned (``None``
-        starts from H_0 = 0), so reading x_1..x_T in two calls equals reading it in one.
+        starts from h_0 = 0), so reading x_1..x_T in two calls equals reading it in one.
         """
         check_token_ids(tokens, self.vocab_size)
         embedded = self.dropout(self.embedding(tokens))

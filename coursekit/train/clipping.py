@@ -43,6 +43,21 @@ def global_grad_norm(parameters: Parameters) -> float:
     return _total_norm(_gradients(parameters))
 
 
+def check_max_norm(max_norm: float) -> None:
+    """The clipping threshold must be positive."""
+    if not max_norm > 0:
+        raise ValueError(f"max_norm must be > 0, got {max_norm}: it is the largest allowed norm")
+
+
+def check_finite_norm(total_norm: float) -> None:
+    """A non-finite norm cannot be clipped: say where to look instead."""
+    if not math.isfinite(total_norm):
+        raise RuntimeError(
+            f"the global gradient norm is {total_norm}, so it cannot be clipped: the loss or a "
+            "gradient overflowed; lower the learning rate or find where the nan/inf first appears"
+        )
+
+
 def clip_grad_norm(parameters: Parameters, max_norm: float, eps: float = 1e-6) -> float:
     """Clip by global norm, ``g_i <- g_i * min(1, c / (||g|| + eps))`` with ``c = max_norm``.
 
@@ -54,15 +69,10 @@ def clip_grad_norm(parameters: Parameters, max_norm: float, eps: float = 1e-6) -
     ``RuntimeError`` and leaves the gradients untouched: rescaling by ``c / inf`` would silently
     replace every gradient by zeros or ``nan`` and the training would go on from a broken state.
     """
-    if not max_norm > 0:
-        raise ValueError(f"max_norm must be > 0, got {max_norm}: it is the largest allowed norm")
+    check_max_norm(max_norm)
     gradients = _gradients(parameters)
     total_norm = _total_norm(gradients)
-    if not math.isfinite(total_norm):
-        raise RuntimeError(
-            f"the global gradient norm is {total_norm}, so it cannot be clipped: the loss or a "
-            "gradient overflowed; lower the learning rate or find where the nan/inf first appears"
-        )
+    check_finite_norm(total_norm)
     scale = max_norm / (total_norm + eps)
     if scale < 1:
         with torch.no_grad():

@@ -45,6 +45,26 @@ def test_normalise_drops_widget_views_whose_state_is_not_stored() -> None:
     assert [output.output_type for output in outputs] == ["stream"]
 
 
+def test_consecutive_prints_to_one_stream_become_one_output() -> None:
+    notebook = executed_notebook()
+    progress_bar = new_output(
+        "display_data",
+        data={"application/vnd.jupyter.widget-view+json": {"model_id": "x"}, "text/plain": "0%"},
+    )
+    notebook.cells[0].outputs += [
+        progress_bar,
+        new_output("stream", name="stdout", text="2\n"),
+        new_output("stream", name="stderr", text="warning\n"),
+        new_output("stream", name="stdout", text="3\n"),
+    ]
+    outputs = normalise(notebook).cells[0].outputs
+    assert [(output.name, output.text) for output in outputs] == [
+        ("stdout", "1\n2\n"),
+        ("stderr", "warning\n"),
+        ("stdout", "3\n"),
+    ]
+
+
 def test_remote_images_are_replaced_by_a_local_placeholder(tmp_path: Path) -> None:
     (tmp_path / "page.md").write_text(f"# Page\n\n{BADGE}\n[a link](https://example.org)\n")
     nbformat.write(new_notebook(cells=[new_markdown_cell(BADGE)]), tmp_path / "01-x.ipynb")
