@@ -258,8 +258,8 @@ coursekit.grading.exchange.answer_named = forged
 
 MEMORY_HOG = """def hog():
     chunks = []
-    while True:
-        chunks.append(bytearray(10**8))
+    while True:  # zeroed pages the kernel maps lazily: the address space fills at once
+        chunks.append(bytes(10**9))
 
 
 hog()
