@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -13,6 +15,7 @@ from project_files import pyproject
 from coursekit.book import is_normalised
 
 ROOT = Path(__file__).resolve().parents[2]
+CHAPTERS = sorted((Path(__file__).resolve().parents[2] / "book").glob("[0-9][0-9]-*.ipynb"))
 NOTEBOOKS = sorted(
     path.relative_to(ROOT)
     for folder in ("book", "solutions", "exercises")
@@ -74,20 +77,69 @@ def test_exercises_page_links_every_exercise() -> None:
         assert f"blob/main/exercises/{path.name}" in page
 
 
-@pytest.mark.parametrize(
-    "path", sorted((ROOT / "book").glob("[0-9][0-9]-*.ipynb")), ids=lambda p: p.name
-)
-def test_chapter_claims_are_checked_and_true(path: Path) -> None:
+CHECKED_TAG = "nbval-check-output"
+VERDICT_START = re.compile(r"^(claim|parity|check): ")
+VERDICT_END = re.compile(r": (True|False)$")
+READS_LIKE_PARITY = re.compile(r"\b(equals?|identical|same as)\b", re.IGNORECASE)
+
+
+def printed_verdicts(cell: nbformat.NotebookNode) -> list[str]:
+    """The verdicts a cell printed, each joined back into one line (coursekit.verdicts wraps
+    long ones, continuation lines indented by two spaces)."""
+    text = "".join("".join(output.get("text", "")) for output in cell.get("outputs", []))
+    verdicts, current = [], None
+    for line in text.splitlines():
+        if VERDICT_START.match(line):
+            current = line
+        elif current is not None and line.startswith("  "):
+            current += " " + line.strip()
+        else:
+            current = None
+        if current is not None and VERDICT_END.search(current):
+            verdicts.append(current)
+            current = None
+    return verdicts
+
+
+def verdict_lines(path: Path) -> tuple[list[str], list[str]]:
+    """The verdicts of the nbval-checked cells, and those printed anywhere else."""
     notebook = nbformat.read(path, as_version=4)
-    claims = []
+    checked, unchecked = [], []
     for cell in notebook.cells:
-        if cell.cell_type != "code" or not cell.source.startswith("# NBVAL_CHECK_OUTPUT"):
-            continue
-        for output in cell.outputs:
-            text = output.get("text", "")
-            claims += [line for line in text.splitlines() if line.startswith("claim:")]
-    assert claims, f"{path.name} states no claim in a # NBVAL_CHECK_OUTPUT cell"
-    assert all(line.endswith(": True") for line in claims), claims
+        if cell.cell_type == "code":
+            found = printed_verdicts(cell)
+            (checked if CHECKED_TAG in cell.metadata.get("tags", []) else unchecked).extend(found)
+    return checked, unchecked
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_chapter_verdicts_are_checked_and_true(path: Path) -> None:
+    checked, unchecked = verdict_lines(path)
+    assert any(line.startswith("claim:") for line in checked), f"{path.name} states no claim"
+    assert not unchecked, f"verdict lines outside an nbval-checked cell: {unchecked}"
+    assert all(line.endswith(": True") for line in checked), checked
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_claims_are_findings_not_parity(path: Path) -> None:
+    """DESIGN 6: our code equal to its twin, or an identity, is a parity:/check: line."""
+    claims = [line for line in verdict_lines(path)[0] if line.startswith("claim:")]
+    assert not [line for line in claims if READS_LIKE_PARITY.search(line)], claims
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
+def test_nbval_markers_are_tags_not_comments(path: Path) -> None:
+    notebook = nbformat.read(ROOT / path, as_version=4)
+    assert not [cell for cell in notebook.cells if "NBVAL_" in cell.source]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
+def test_title_first_then_the_badge_and_a_hidden_setup_cell(path: Path) -> None:
+    notebook = nbformat.read(ROOT / path, as_version=4)
+    title, setup = notebook.cells[0], notebook.cells[1]
+    assert title.source.startswith("# ") and title.source.count("\n# ") == 0
+    assert "remove-cell" in setup.metadata.get("tags", [])
+    assert setup.source.startswith("# In Colab only:")
 
 
 @pytest.mark.parametrize(
@@ -103,3 +155,17 @@ def test_chapters_are_stored_with_their_figures(path: Path) -> None:
         if "image/png" in output.get("data", {})
     ]
     assert figures, f"{path.name} has no stored figure: re-run `make execute`"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
+def test_outside_colab_a_missing_coursekit_says_how_to_install_it(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    setup = nbformat.read(ROOT / path, as_version=4).cells[1].source
+    python = TransformerManager().transform_cell(setup)  # the %pip line becomes plain Python
+    monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ModuleNotFoundError, match="pip install 'seqmodels-coursekit @ git\\+https"):
+        exec(python, {})
