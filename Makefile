@@ -75,9 +75,10 @@ $(LEGACY_BIN)/.installed: tests/legacy/requirements.txt
 test-legacy: $(LEGACY_BIN)/.installed  ## parity with torchtext 0.18 and transformers 4.37 (Transfo-XL) in their own venv
 	OMP_NUM_THREADS=1 $(LEGACY_BIN)/python -m pytest tests/legacy -p no:cacheprovider
 
-lint: venv  ## ruff
+lint: venv  ## ruff, and mypy over the package
 	$(BIN)/ruff check coursekit tests benchmarks
 	$(BIN)/ruff format --check coursekit tests benchmarks
+	$(BIN)/mypy
 
 benchmark: venv  ## ratio benchmarks against the production twins
 	$(BIN)/python -m benchmarks

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from coursekit.config import PROFILE, pick
+from coursekit.config import current_profile, pick
 from coursekit.runtime import get_device, seed_everything
 from coursekit.show import show_source
 
@@ -26,6 +26,7 @@ SUBPACKAGES = (
     "grading",
     "metrics",
     "models",
+    "pretrain",
     "text",
     "train",
     "viz",
@@ -33,8 +34,11 @@ SUBPACKAGES = (
 )
 
 
-def __getattr__(name: str) -> ModuleType:
-    """``coursekit.<subpackage>``: imported on first access (PEP 562), then an attribute."""
+def __getattr__(name: str) -> ModuleType | str:
+    """``coursekit.<subpackage>``: imported on first access (PEP 562), then an attribute;
+    ``coursekit.PROFILE``: the active profile, read from ``$COURSEKIT_PROFILE`` when asked for."""
+    if name == "PROFILE":
+        return current_profile()
     if name in SUBPACKAGES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(
@@ -45,4 +49,4 @@ def __getattr__(name: str) -> ModuleType:
 
 def __dir__() -> list[str]:
     """The package's names and its subpackages, imported or not."""
-    return sorted(set(globals()) | set(SUBPACKAGES))
+    return sorted(set(globals()) | set(__all__) | set(SUBPACKAGES))

@@ -1,8 +1,9 @@
-"""Maintenance of the book: the offline content check, re-execution and notebook normalisation.
+"""Maintenance of the book: the offline content check and re-execution.
 
 ``python -m coursekit.book check book`` validates the book with Jupyter Book 2 and a stub theme
 (the real theme is downloaded at build time, which needs a network); ``python -m coursekit.book
-execute book/01-text.ipynb ...`` re-executes chapters and stores their outputs in a normalised form.
+execute book/01-text.ipynb ...`` re-executes chapters and stores their outputs in the normalised
+form of :mod:`coursekit.notebooks`.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from pathlib import Path
 
 import nbformat
 
+from coursekit.notebooks import normalise
+
 THEME_HOST = ("api.mystmd.org", 443)
 STUB_THEME = "_build/templates/site/myst/book-theme/template.yml"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 BUILD_PROBLEM_MARKERS = ("⛔️", "⚠️")
 REMOTE_IMAGE = re.compile(r"(!\[[^\]]*\]\()https?://[^)\s]+(\))")
 OFFLINE_IMAGE = "offline-image.svg"
@@ -37,58 +38,6 @@ def online(timeout: float = 3.0) -> bool:
             return True
     except OSError:
         return False
-
-
-def normalise(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Strip what changes on every run (execution timestamps, widgets), merge consecutive prints
-    to one stream into one output, and fix the kernel.
-
-    The stored chapters then differ only where their content changed.
-    """
-    notebook.metadata = nbformat.from_dict(
-        {
-            "kernelspec": KERNELSPEC,
-            "language_info": {"name": "python"},
-            **{key: value for key, value in notebook.metadata.items() if key == "colab"},
-        }
-    )
-    for cell in notebook.cells:
-        cell.metadata.pop("execution", None)
-        cell.metadata.pop("ExecuteTime", None)
-        if cell.cell_type == "code":
-            outputs = [output for output in cell.outputs if not _is_widget_view(output)]
-            cell.outputs = _merged_streams(outputs)
-            for output in cell.outputs:
-                output.get("metadata", {}).pop("execution", None)
-    return notebook
-
-
-def _merged_streams(outputs: list[nbformat.NotebookNode]) -> list[nbformat.NotebookNode]:
-    """Consecutive prints to the same stream as one output: one block on the page, not several
-    blocks far apart (a removed progress bar used to split them)."""
-    merged: list[nbformat.NotebookNode] = []
-    for output in outputs:
-        previous = merged[-1] if merged else None
-        if (
-            previous is not None
-            and output.output_type == previous.output_type == "stream"
-            and output.name == previous.name
-        ):
-            previous.text = "".join(previous.text) + "".join(output.text)
-        else:
-            merged.append(output)
-    return merged
-
-
-def _is_widget_view(output: nbformat.NotebookNode) -> bool:
-    """A live widget (a progress bar): without the kernel its stored view shows only a stub."""
-    return WIDGET_VIEW in output.get("data", {})
-
-
-def is_normalised(notebook: nbformat.NotebookNode) -> bool:
-    """True when :func:`normalise` would change nothing."""
-    before = nbformat.writes(notebook)
-    return nbformat.writes(normalise(nbformat.reads(before, as_version=4))) == before
 
 
 def execute(paths: Sequence[Path], timeout: int = 600) -> dict[Path, float]:

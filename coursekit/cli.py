@@ -1,5 +1,6 @@
-"""The ``coursekit`` command: ``doctor``, ``data list|download NAME``, ``assign SRC DST`` and
-``grade`` (a class's notebooks into a gradebook; ``--validate`` and ``--merge`` are its helpers).
+"""The ``coursekit`` command: ``doctor``, ``data list|download NAME``, ``assign SRC DST``,
+``grade`` (a class's notebooks into a gradebook; ``--validate`` and ``--merge`` are its helpers)
+and ``pretrain bert`` (Chapter 6's small BERT, :mod:`coursekit.pretrain.command`).
 
 ``assign`` and ``grade`` are the instructor's tools: they need the ``grade`` extra (Jupyter's
 kernel and notebook packages), which a student's install leaves out so that Colab keeps its own.
@@ -62,7 +63,12 @@ def grade_extra_imports(command: str) -> Iterator[None]:
 
 
 def doctor() -> int:
-    """Print what the course sees: versions, device, profile, data cache, Colab or not."""
+    """Print what the course sees: versions, device, profile, data cache, Colab or not.
+
+    A setting the course cannot use (``COURSEKIT_PROFILE=fast``, ``COURSEKIT_DEVICE=gpu``) is
+    reported on its line with what to set instead, the other lines are still printed, and the
+    exit status is 1.
+    """
     import torch
 
     from coursekit import get_device
@@ -77,13 +83,22 @@ def doctor() -> int:
         except metadata.PackageNotFoundError:
             version = "not installed"
         print(f"{package:<11} {version}")
-    print(f"device      {get_device()} (cuda available: {torch.cuda.is_available()})")
-    print(f"profile     {current_profile()} (set COURSEKIT_PROFILE=full|ci)")
+    problems = 0
+    try:
+        print(f"device      {get_device()} (cuda available: {torch.cuda.is_available()})")
+    except (ValueError, RuntimeError) as error:
+        problems += 1
+        print(f"device      PROBLEM: {error}")
+    try:
+        print(f"profile     {current_profile()} (set COURSEKIT_PROFILE=full|ci)")
+    except ValueError as error:
+        problems += 1
+        print(f"profile     PROBLEM: {error}")
     print(f"data cache  {cache_dir()} (set COURSEKIT_DATA to move it)")
     print(
         f"colab       {'yes' if 'google.colab' in sys.modules or 'COLAB_RELEASE_TAG' in os.environ else 'no'}"
     )
-    return 0
+    return 1 if problems else 0
 
 
 def data_list() -> int:
@@ -121,7 +136,7 @@ def grade(args: argparse.Namespace) -> int:
 
         from coursekit.grading.kernel import Limits
 
-    limits = Limits(args.timeout, args.cell_timeout, args.memory)
+    limits = Limits(args.timeout, args.cell_timeout, args.memory).clamped()
     if args.validate:
         return _validate(args.submissions, limits, args.jobs)
     if args.merge:
@@ -151,6 +166,8 @@ def _grade_class(args: argparse.Namespace, limits: Limits) -> int:
     from coursekit.grading.batch import grade_class, parse_shard, select_shard, summary
     from coursekit.grading.gradebook import write_feedback, write_gradebook
     from coursekit.grading.grader import Assignment
+    from coursekit.grading.kernel import GRADING_SHARE
+    from coursekit.grading.memory_probe import check_memory_limit
     from coursekit.grading.submissions import find_submissions
 
     if not args.assignment:
@@ -162,6 +179,7 @@ def _grade_class(args: argparse.Namespace, limits: Limits) -> int:
         submissions = select_shard(submissions, *parse_shard(args.shard))
     if not submissions:
         raise ValueError("no submissions found")
+    check_memory_limit(limits, assignment.name)
     for folder in (args.out.parent, feedback):
         folder.mkdir(parents=True, exist_ok=True)
         if not os.access(folder, os.W_OK):
@@ -171,6 +189,11 @@ def _grade_class(args: argparse.Namespace, limits: Limits) -> int:
     write_gradebook(grades, assignment.question_ids, args.out)
     write_feedback(grades, assignment.name, feedback)
     print(summary(grades, assignment, time.perf_counter() - start))
+    if limits.cell_timeout < args.cell_timeout:
+        print(
+            f"  cell limit: {limits.cell_timeout:g} s, not --cell-timeout {args.cell_timeout:g}: "
+            f"the last {GRADING_SHARE:.0%} of --timeout {limits.timeout:g} s is kept for grading"
+        )
     print(f"  gradebook: {args.out}\n  feedback: {feedback}/ ({len(grades)} files)")
     return 0
 
@@ -189,10 +212,20 @@ def build_parser() -> argparse.ArgumentParser:
     assign_parser.add_argument("solutions", type=Path)
     assign_parser.add_argument("exercises", type=Path)
     _add_grade_parser(commands)
+    _add_pretrain_parser(commands)
     return parser
 
 
-def _add_grade_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_pretrain_parser(commands: argparse._SubParsersAction) -> None:
+    from coursekit.pretrain.command import add_pretrain_arguments
+
+    parser = commands.add_parser(
+        "pretrain", help="pretrain a model of the course (bert: MLM + NSP on docs_corpus)"
+    )
+    add_pretrain_arguments(parser)
+
+
+def _add_grade_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "grade",
         help="grade a class's notebooks: CSV gradebook and feedback per student",
@@ -229,6 +262,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return data_list() if args.data_command == "list" else data_download(args.name)
         if args.command == "grade":
             return grade(args)
+        if args.command == "pretrain":
+            from coursekit.pretrain.command import command_line, run_pretraining
+
+            return run_pretraining(args, command_line(["coursekit"], argv))
         return assign(args.solutions, args.exercises)
     except (ValueError, OSError, MissingGradeExtraError) as error:
         print(f"coursekit {args.command}: {error}", file=sys.stderr)

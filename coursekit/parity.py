@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 from torch import Tensor, nn
@@ -50,9 +51,12 @@ def results_and_gradients(
     copies = [x.detach().clone().requires_grad_(x.is_floating_point()) for x in inputs]
     results = flatten(run(module, *copies))
     weights = torch.Generator().manual_seed(seed)
-    score = sum(
-        (result * torch.randn(result.shape, generator=weights, dtype=result.dtype)).sum()
-        for result in results
+    score = cast(
+        Tensor,
+        sum(
+            (result * torch.randn(result.shape, generator=weights, dtype=result.dtype)).sum()
+            for result in results
+        ),
     )
     sources = {f"input {i}": x for i, x in enumerate(copies) if x.requires_grad}
     sources.update(dict(module.named_parameters()))

@@ -69,7 +69,7 @@ def move_to_device(batch: Batch, device: torch.device | str) -> Batch:
     if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a namedtuple
         return type(batch)(*(move_to_device(item, device) for item in batch))
     if isinstance(batch, (tuple, list)):
-        return type(batch)(move_to_device(item, device) for item in batch)  # type: ignore[return-value]
+        return type(batch)(move_to_device(item, device) for item in batch)
     return batch
 
 

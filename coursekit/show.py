@@ -19,7 +19,7 @@ def _in_notebook() -> bool:
     shell = sys.modules.get("IPython")
     if shell is None:
         return False
-    ip = shell.get_ipython()  # type: ignore[attr-defined]
+    ip = shell.get_ipython()
     return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
 
 

@@ -10,7 +10,18 @@ and options. Generated datasets (``numbers``, ``dates``, ``sentiment``, ``copy``
 
 from __future__ import annotations
 
-from coursekit.data import contrast, dates, docs_corpus, numbers, real, sentiment, synthetic
+from coursekit.data import (
+    contrast,
+    dates,
+    docs_corpus,
+    ner,
+    nli,
+    numbers,
+    real,
+    sentiment,
+    story_qa,
+    synthetic,
+)
 from coursekit.data.downloads import DownloadError, Resource, cache_dir
 from coursekit.data.records import AlignedPair, Labelled, Pair, SequencePair
 from coursekit.data.registry import DatasetInfo, Option, describe, download, load, names
@@ -37,8 +48,11 @@ __all__ = [
     "download",
     "load",
     "names",
+    "ner",
+    "nli",
     "numbers",
     "real",
     "sentiment",
+    "story_qa",
     "synthetic",
 ]

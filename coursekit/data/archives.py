@@ -17,7 +17,7 @@ import tarfile
 import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 COMPLETE_MARKER = ".complete"
@@ -44,7 +44,7 @@ def safe_member_path(root: Path, name: str) -> Path:
     return target
 
 
-def write_member(stream: BinaryIO, target: Path) -> None:
+def write_member(stream: IO[bytes], target: Path) -> None:
     """Copy one member's bytes to ``target``, creating its folders."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target, "wb") as out:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime
 import random
 import re
+from typing import Literal, cast
 
 from babel import Locale, UnknownLocaleError
 from babel.dates import DateTimeFormat, format_date, get_date_format, parse_pattern
@@ -31,6 +32,8 @@ from coursekit.data.records import AlignedPair, Pair
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
 from coursekit.data.validation import check_choices, check_int
+
+DateStyle = Literal["full", "long", "medium", "short"]
 
 FORMATS = ("short", "medium", "long", "full")
 DEFAULT_LOCALES = ("en_US", "en_GB", "fr_FR", "de_DE", "nl_NL", "pt_BR")
@@ -100,10 +103,11 @@ def characters_with_fields(day: datetime.date, locale: str, style: str) -> list[
     """The characters of ``format_date(day, style, locale)``, each tagged with the date field
     (year, month, day) whose text it belongs to; literals and the weekday get none.
     """
-    pattern = parse_pattern(get_date_format(style, locale=locale).pattern).format
+    date_format = get_date_format(cast(DateStyle, style), locale=locale)
+    pattern = cast(str, parse_pattern(date_format.pattern).format)  # "%(y)s-%(MM)s-..."
     formatter = DateTimeFormat(day, Locale.parse(locale))
     pieces = PATTERN_FIELD.split(pattern)  # literal, field, literal, field, ..., literal
-    tokens = []
+    tokens: list[Token] = []
     for index, piece in enumerate(pieces):
         is_field = index % 2 == 1
         text = formatter[piece] if is_field else piece.replace("%%", "%")

@@ -19,7 +19,13 @@ from coursekit.generate.sampling import (
     top_k_filter,
     top_p_filter,
 )
-from coursekit.generate.search import beam_search, gnmt_length_penalty, greedy_decode
+from coursekit.generate.search import (
+    BeamStep,
+    beam_search,
+    beam_step,
+    gnmt_length_penalty,
+    greedy_decode,
+)
 from coursekit.generate.step import (
     DecodingStep,
     Hypothesis,
@@ -29,10 +35,12 @@ from coursekit.generate.step import (
 )
 
 __all__ = [
+    "BeamStep",
     "DecodingStep",
     "Hypothesis",
     "NestedTensors",
     "beam_search",
+    "beam_step",
     "check_logits",
     "check_sampling_arguments",
     "choose_greedy",

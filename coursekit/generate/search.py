@@ -25,6 +25,7 @@ function per time step; no Python loop runs over hypotheses.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
@@ -114,6 +115,44 @@ def best_hypotheses(
     return results
 
 
+class BeamStep(NamedTuple):
+    """The k beams of each input after one step of beam search, best first (all ``[B, k]``):
+    the beam each continues (``origin``), its new token, and its log-probability sum, length and
+    finished flag."""
+
+    origin: Tensor
+    tokens: Tensor
+    log_prob_sums: Tensor
+    lengths: Tensor
+    finished: Tensor
+
+
+def beam_step(
+    log_probs: Tensor,
+    log_prob_sums: Tensor,
+    lengths: Tensor,
+    finished: Tensor,
+    eos: int,
+    alpha: float,
+) -> BeamStep:
+    """One step of beam search (Chapter 4): every beam i of input b with every token v is a
+    candidate with sum ``log_prob_sums[b, i] + log_probs[b, i, v]`` and length ``lengths + 1``,
+    except a finished beam, whose only candidate is eos at no cost (sum and length unchanged);
+    the k candidates of largest ``sum / ((5 + length) / 6) ** alpha`` are kept, best first.
+    A beam is finished once it produced eos, or when its probability is 0.
+    """
+    k, vocab_size = log_probs.shape[1], log_probs.shape[2]
+    candidates = log_prob_sums.unsqueeze(-1) + only_eos(log_probs, finished, eos)  # [B, k, V]
+    candidate_lengths = lengths + (~finished).long()  # finished beams do not grow
+    penalty = gnmt_length_penalty(candidate_lengths.to(candidates.dtype), alpha)
+    scores = candidates / penalty.unsqueeze(-1)
+    best = scores.flatten(1).topk(k, dim=-1).indices  # [B, k], best first
+    origin, tokens = best // vocab_size, best % vocab_size
+    sums = candidates.flatten(1).gather(1, best)
+    ended = finished.gather(1, origin) | (tokens == eos) | (sums == -math.inf)
+    return BeamStep(origin, tokens, sums, candidate_lengths.gather(1, origin), ended)
+
+
 def beam_search(
     step: DecodingStep,
     state: NestedTensors,
@@ -149,17 +188,10 @@ def beam_search(
     first_row_of_input = torch.arange(batch_size, device=bos.device).unsqueeze(1) * k
     for _ in range(max_len):
         log_probs, state = step(tokens, state)
-        vocab_size = log_probs.shape[-1]
-        log_probs = only_eos(log_probs.view(batch_size, k, vocab_size), finished, eos)
-        candidates = log_prob_sums.unsqueeze(-1) + log_probs  # [B, k, V]
-        candidate_lengths = lengths + (~finished).long()  # finished beams do not grow
-        penalty = gnmt_length_penalty(candidate_lengths.to(candidates.dtype), alpha)
-        scores = candidates / penalty.unsqueeze(-1)
-        best = scores.view(batch_size, -1).topk(k, dim=-1).indices  # [B, k], best first
-        origin, tokens = best // vocab_size, best % vocab_size
-        log_prob_sums = candidates.view(batch_size, -1).gather(1, best)
-        lengths = candidate_lengths.gather(1, origin)
-        finished = finished.gather(1, origin) | (tokens == eos) | (log_prob_sums == -math.inf)
+        log_probs = log_probs.view(batch_size, k, -1)
+        origin, tokens, log_prob_sums, lengths, finished = beam_step(
+            log_probs, log_prob_sums, lengths, finished, eos, alpha
+        )
         prefixes = history.gather(1, origin.unsqueeze(-1).expand_as(history))
         history = torch.cat([prefixes, tokens.unsqueeze(-1)], dim=-1)
         state = reorder_state(state, (first_row_of_input + origin).flatten())

@@ -11,7 +11,7 @@ a search can copy rows (one per beam) and reorder them (when a beam continues an
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple, Protocol, TypeAlias
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from torch import Tensor
 
@@ -47,7 +47,8 @@ def map_state(function: Callable[[Tensor], Tensor], state: NestedTensors) -> Nes
     if isinstance(state, Tensor):
         return function(state)
     if isinstance(state, tuple) and hasattr(state, "_fields"):
-        return type(state)(*(map_state(function, part) for part in state))
+        named_tuple: Any = type(state)  # built from its fields, not from one iterable
+        return named_tuple(*(map_state(function, part) for part in state))
     if isinstance(state, (tuple, list)):
         return type(state)(map_state(function, part) for part in state)
     raise TypeError(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.book import normalise
+from coursekit.notebooks import normalise
 
 BEGIN_MARKER = "# BEGIN SOLUTION"
 END_MARKER = "# END SOLUTION"

@@ -138,20 +138,20 @@ class Worker:
         self.graded += 1
         result = self.private / f"grade-{self.graded}.json"
         process = self._started()
-        assert process.stdin is not None and process.stdout is not None
+        jobs, done = process.stdin, process.stdout
+        if jobs is None or done is None:
+            raise RuntimeError("the worker process was started without pipes")
         try:
-            process.stdin.write(job_description(submission, result))
-            process.stdin.flush()
+            jobs.write(job_description(submission, result))
+            jobs.flush()
         except OSError:
             pass  # the worker died; reading its output below says so
-        ready, _, _ = select.select(
-            [process.stdout], [], [], self.limits.timeout + WORKER_MARGIN_SECONDS
-        )
+        ready, _, _ = select.select([done], [], [], self.limits.timeout + WORKER_MARGIN_SECONDS)
         if not ready:
             self.stop()
             reason = f"grading did not finish within {self.limits.timeout:g} s"
             return _without_grades(submission, self.assignment, "timeout", reason)
-        line = process.stdout.readline().strip()
+        line = done.readline().strip()
         try:
             return SubmissionGrade.from_json(json.loads(Path(line).read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError):

@@ -8,9 +8,9 @@ reference returns a list passes), because answers that cross a process boundary 
 that distinction; dictionaries must have the same keys. Chapter 1, Text as sequences, introduces the
 ``check`` cells that use these rules.
 
-The answer is never trusted: its own methods (``__eq__``, ``__iter__``, ``tolist``,
-``__torch_function__``) are not called. Built-in values are read through the base type's methods,
-and a tensor subclass is viewed as a plain ``torch.Tensor`` before its data is compared.
+In the grader the answer arrives as plain data (built-in values, plain tensors, or an inert
+stand-in named after an unreadable object; :mod:`coursekit.grading.exchange`), so comparing it runs
+none of the student's code. The Exercises page states this threat model.
 """
 
 from __future__ import annotations
@@ -99,10 +99,8 @@ def _compare_sequences(
     path: str,
     names: tuple[str, ...] = (),
 ) -> str | None:
-    if _is(actual, list):
-        items = list(list.__iter__(actual))
-    elif _is(actual, tuple):
-        items = list(tuple.__iter__(actual))
+    if isinstance(actual, (list, tuple)):
+        items = list(actual)
     else:
         kind = type(expected).__name__
         listed = ", ".join(names)
@@ -121,9 +119,9 @@ def _compare_sequences(
 def _compare_dicts(
     expected: dict[Any, Any], actual: Any, rtol: float | None, atol: float | None, path: str
 ) -> str | None:
-    if not _is(actual, dict):
+    if not isinstance(actual, dict):
         return _at(path, f"expected a dict, got {_describe(actual)}")
-    actual_items = list(dict.items(actual))
+    actual_items = list(actual.items())
     for key, _ in actual_items:
         if type(key) not in PLAIN_KEY_TYPES:
             return _at(path, f"dict keys must be str, int, float or bool, got {_describe(key)}")
@@ -159,8 +157,7 @@ def _compare_scalars(
     if plain is None:
         article = "an" if kind is int else "a"
         hint = ""
-        tensor = _plain_view(actual) if _is(actual, torch.Tensor) else None
-        if tensor is not None and tensor.dim() > 0:
+        if isinstance(actual, torch.Tensor) and actual.dim() > 0:
             hint = "; return a single number (e.g. with .item())"
         return f"expected {article} {kind.__name__}, got {_describe(actual)}{hint}"
     if kind is not float:
@@ -188,19 +185,19 @@ def _scalar_kind(value: bool | int | float | str) -> type:
 
 
 def _plain_scalar(actual: Any, kind: type) -> Any:
-    """``actual`` as a plain value of ``kind``, read without calling its methods, else None.
+    """``actual`` as a plain value of ``kind``, or None when it is not one.
 
-    Accepted: the built-in type itself (or a subclass, read through the base type), a NumPy scalar
-    or a 0-d tensor of a matching dtype; for ``float`` also integers, as ``torch.isclose`` does.
+    Accepted: the built-in type itself, a NumPy scalar or a 0-d tensor of a matching dtype; for
+    ``float`` also integers, as ``torch.isclose`` does.
     """
     if kind is str:
-        return str.__str__(actual) if _is(actual, str) else None
-    if _is(actual, bool):
-        return int.__index__(actual) == 1 if kind is bool else None
-    if _is(actual, int):
-        return None if kind is bool else kind(int.__index__(actual))
-    if _is(actual, float):
-        return float.__float__(actual) if kind is float else None
+        return actual if isinstance(actual, str) else None
+    if isinstance(actual, bool):
+        return actual if kind is bool else None
+    if isinstance(actual, int):
+        return None if kind is bool else kind(actual)
+    if isinstance(actual, float):
+        return actual if kind is float else None
     scalar = _zero_dim_tensor(actual)
     if scalar is None:
         return None
@@ -217,42 +214,23 @@ def _plain_scalar(actual: Any, kind: type) -> Any:
 
 def _zero_dim_tensor(actual: Any) -> torch.Tensor | None:
     """A NumPy scalar or a 0-d tensor as a plain 0-d CPU tensor; None for anything else."""
-    if _is(actual, np.generic) and type(actual).__module__ == "numpy":
-        if not _is(actual, (np.bool_, np.number)):
-            return None
+    if isinstance(actual, (np.bool_, np.number)):
         return torch.from_numpy(np.asarray(actual))
-    if _is(actual, torch.Tensor):
-        plain = _plain_view(actual)
-        if plain is not None and plain.dim() == 0:
-            return plain.detach().cpu()
+    if isinstance(actual, torch.Tensor) and actual.dim() == 0:
+        return actual.detach().cpu()
     return None
-
-
-def _plain_view(value: torch.Tensor) -> torch.Tensor | None:
-    """``value`` viewed as a plain ``torch.Tensor``, bypassing any subclass behaviour.
-
-    ``Tensor.as_subclass`` is not routed through ``__torch_function__``, so a subclass cannot
-    intercept it; subclasses that redefine ``__torch_dispatch__`` may hold no real data and are
-    refused (``None``).
-    """
-    if type(value).__torch_dispatch__ is not torch.Tensor.__torch_dispatch__:
-        return None
-    return torch.Tensor.as_subclass(value, torch.Tensor)
 
 
 def _compare_tensors(
     expected: torch.Tensor, actual: Any, rtol: float | None, atol: float | None
 ) -> str | None:
-    if not _is(actual, torch.Tensor):
-        convertible = _is(actual, (list, tuple, np.ndarray))
+    if not isinstance(actual, torch.Tensor):
+        convertible = isinstance(actual, (list, tuple, np.ndarray))
         hint = "; convert it with torch.tensor(...)" if convertible else ""
         return f"expected a torch.Tensor, got {_describe(actual)}{hint}"
-    plain = _plain_view(actual)
-    if plain is None:
-        return f"expected a plain torch.Tensor, got the tensor subclass {_type_name(actual)}"
-    if plain.layout != torch.strided:
-        return f"expected a dense tensor, got layout {plain.layout}; call .to_dense()"
-    actual = plain.detach().cpu()
+    if actual.layout != torch.strided:
+        return f"expected a dense tensor, got layout {actual.layout}; call .to_dense()"
+    actual = actual.detach().cpu()
     expected = expected.detach().cpu()
     if actual.shape != expected.shape:
         return f"shape mismatch: expected {tuple(expected.shape)}, got {tuple(actual.shape)}"
@@ -305,11 +283,6 @@ def _show(value: Any) -> str:
     return text
 
 
-def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
-    """``isinstance`` that cannot be fooled by a ``__class__`` property: it asks ``type(value)``."""
-    return issubclass(type(value), kind)
-
-
 def _type_name(value: Any) -> str:
     cls = type(value)
     return (
@@ -323,6 +296,6 @@ def _describe(value: Any) -> str:
         return "None"
     if type(value) in (int, float, bool, str):
         return f"{_type_name(value)} {_show(value)}"
-    if _is(value, torch.Tensor):
+    if isinstance(value, torch.Tensor):
         return f"a {_type_name(value)}"
     return _type_name(value)

@@ -11,8 +11,8 @@ with an odd ``__eq__`` arrives as an inert stand-in that matches nothing.
 Tags: ``V`` a bool, int, float, str or None; ``L``/``T``/``D`` a list, tuple or dict (a list of
 key-value pairs); ``P`` a plain tensor; ``N``/``S`` a NumPy array or scalar (sent as a tensor);
 ``X`` any other value, known only by its type name. The file holds ``("answers", outcomes)``
-or ``("missing", reason)``; an outcome is ``("value", encoded, forbidden call or None)`` or
-``("error", kind, exception type, message, location)``. Chapter 1, Text as sequences, has the
+or ``("missing", reason)``; an outcome is ``("value", encoded)`` or ``("error", kind,
+exception type, message, location)``. Chapter 1, Text as sequences, has the
 first graded exercises. See the book's Exercises page.
 """
 
@@ -25,7 +25,6 @@ import numpy as np
 import torch
 
 from coursekit.grading.answers import AnswerError, AnswerOutcome, call_answer
-from coursekit.grading.monitor import CallMonitor
 from coursekit.grading.questions import Case, get_question
 
 MAX_DEPTH = 32
@@ -79,13 +78,8 @@ def decode_outcomes(data: Any, count: int) -> list[AnswerOutcome]:
 
 
 def _decode_outcome(item: Any) -> AnswerOutcome:
-    if (
-        type(item) is tuple
-        and len(item) == 3
-        and item[0] == "value"
-        and (item[2] is None or type(item[2]) is str)
-    ):
-        return AnswerOutcome(value=decode_value(item[1]), forbidden_call=item[2])
+    if type(item) is tuple and len(item) == 2 and item[0] == "value":
+        return AnswerOutcome(value=decode_value(item[1]))
     if (
         type(item) is tuple
         and len(item) == 5
@@ -147,20 +141,20 @@ def answer_named(
     namespace: dict[str, Any], question_id: str, cases_path: str, outcomes_path: str
 ) -> None:
     """Run in the student's kernel: call the function of ``namespace`` that question
-    ``question_id`` names on each saved case, watching for the implementations the question
-    forbids, and save the outcomes, or save ``("missing", reason)`` when there is no such
-    function.
+    ``question_id`` names on each saved case and save the outcomes, or save
+    ``("missing", reason)`` when there is no such function.
+
+    Nothing here needs to resist the notebook: a notebook may replace this function, and what
+    it writes is only data that the grader checks and judges (see the module docstring).
     """
-    question = get_question(question_id)
-    name = question.answer_name
-    answer = dict.get(namespace, name)
+    name = get_question(question_id).answer_name
+    answer = namespace.get(name)
     if answer is None or not callable(answer):
         reason = f"{name} is not defined" if answer is None else f"{name} is not a function"
         torch.save(("missing", reason), outcomes_path)
         return
-    monitor = CallMonitor(question.watched_implementations())
     outcomes = [
-        encode_outcome(call_answer(answer, Case(tuple(args), kwargs), monitor))
+        encode_outcome(call_answer(answer, Case(tuple(args), kwargs)))
         for args, kwargs in torch.load(cases_path, weights_only=True)
     ]
     torch.save(("answers", outcomes), outcomes_path)
@@ -171,56 +165,46 @@ def encode_outcome(outcome: AnswerOutcome) -> tuple[Any, ...]:
     if outcome.error is not None:
         error = outcome.error
         return ("error", error.kind, error.exception_type, error.message, error.location)
-    return ("value", encode_value(outcome.value), outcome.forbidden_call)
+    return ("value", encode_value(outcome.value))
 
 
 def encode_value(value: Any, depth: int = 0) -> tuple[str, Any]:
-    """Tag ``value`` for the grader, reading it through the built-in types' own methods."""
-    kind = type(value)
+    """Tag ``value`` for the grader; anything that is not plain data is sent by its type name."""
     try:
-        if value is None:
-            return ("V", None)
+        if value is None or isinstance(value, PLAIN_LEAVES) and depth < MAX_DEPTH:
+            return ("V", value if value is None else _plain_leaf(value))
         if depth >= MAX_DEPTH:
             return ("X", "a value nested too deeply")
-        for leaf in PLAIN_LEAVES:
-            if issubclass(kind, leaf):
-                return ("V", _plain_leaf(value, leaf))
-        if issubclass(kind, (list, tuple)):
-            items = list.__iter__(value) if issubclass(kind, list) else tuple.__iter__(value)
-            tag = "L" if issubclass(kind, list) else "T"
-            return (tag, [encode_value(item, depth + 1) for item in items])
-        if issubclass(kind, dict):
-            pairs = dict.items(value)
+        if isinstance(value, (list, tuple)):
+            tag = "L" if isinstance(value, list) else "T"
+            return (tag, [encode_value(item, depth + 1) for item in value])
+        if isinstance(value, dict):
+            pairs = value.items()
             return (
                 "D",
                 [[encode_value(k, depth + 1), encode_value(v, depth + 1)] for k, v in pairs],
             )
-        if issubclass(kind, torch.Tensor):
+        if isinstance(value, torch.Tensor):
             return _encode_tensor(value)
-        if kind is np.ndarray and value.dtype != object:
+        if isinstance(value, np.ndarray) and value.dtype != object:
             return ("N", torch.from_numpy(np.array(value, copy=True)))
-        if issubclass(kind, (np.bool_, np.number)) and kind.__module__ == "numpy":
+        if isinstance(value, (np.bool_, np.number)):
             return ("S", torch.from_numpy(np.asarray(value).copy()))
     except Exception:  # noqa: BLE001 - a value that resists reading is sent by name only
         pass
+    kind = type(value)
     return ("X", f"{kind.__module__}.{kind.__qualname__}")
 
 
-def _plain_leaf(value: Any, leaf: type) -> bool | int | float | str:
-    if leaf is bool:
-        return int.__index__(value) == 1
-    if leaf is int:
-        return int.__index__(value)
-    if leaf is float:
-        return float.__float__(value)
-    return str.__str__(value)
+def _plain_leaf(value: bool | int | float | str) -> bool | int | float | str:
+    """The built-in value itself, whatever subclass of a built-in type holds it."""
+    for leaf in (bool, int, float, str):
+        if isinstance(value, leaf):
+            return leaf(value)
+    raise TypeError(f"not a plain value: {type(value).__name__}")
 
 
 def _encode_tensor(value: torch.Tensor) -> tuple[str, Any]:
-    kind = type(value)
-    if kind.__torch_dispatch__ is not torch.Tensor.__torch_dispatch__:
-        return ("X", f"{kind.__module__}.{kind.__qualname__}")
-    plain = torch.Tensor.as_subclass(value, torch.Tensor).detach()
-    if plain.layout != torch.strided:
-        return ("X", f"torch.Tensor with layout {plain.layout}")
-    return ("P", plain.cpu().clone())
+    if value.layout != torch.strided:
+        return ("X", f"torch.Tensor with layout {value.layout}")
+    return ("P", value.detach().cpu().as_subclass(torch.Tensor).clone())

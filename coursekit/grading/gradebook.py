@@ -133,7 +133,8 @@ def write_csv(rows: Iterable[Sequence[str]], header: Sequence[str], path: Path) 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
-    writer.writerows(sorted(rows, key=lambda row: row[0]))
+    ordered: list[Sequence[str]] = sorted(rows, key=lambda row: row[0])
+    writer.writerows(ordered)
     write_atomically(path, buffer.getvalue())
 
 

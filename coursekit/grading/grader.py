@@ -13,7 +13,6 @@ sequences, has the first graded exercises; see the book's Exercises page.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,9 +27,17 @@ from coursekit.grading.gradebook import (
     Verdict,
 )
 from coursekit.grading.hidden import load_hidden_cases
-from coursekit.grading.kernel import CellRun, GradingKernel, KernelStartError, Limits
+from coursekit.grading.kernel import (
+    GRADING_SHARE,
+    CellRun,
+    GradingKernel,
+    KernelPool,
+    KernelStartError,
+    Limits,
+)
 from coursekit.grading.questions import Case, Question, all_questions, generate_cases
-from coursekit.grading.run import grade_case
+from coursekit.grading.results import partial_credit
+from coursekit.grading.run import delegation_reason, grade_case
 from coursekit.grading.submissions import InvalidNotebook, Submission, read_notebook
 
 MAX_KERNEL_STARTS = 3
@@ -82,7 +89,7 @@ class _Record:
         for status in STATUS_PRIORITY:
             if status in self.reasons:
                 return status, self.reasons[status]
-        return "ok", ""
+        return "ok", self.reasons.get("ok", "")
 
 
 def screen(submission: Submission, assignment: Assignment) -> SubmissionGrade | None:
@@ -109,9 +116,16 @@ def _load(
 
 
 def grade_submission(
-    submission: Submission, assignment: Assignment, limits: Limits
+    submission: Submission,
+    assignment: Assignment,
+    limits: Limits,
+    kernels: KernelPool | None = None,
 ) -> SubmissionGrade:
-    """Grade ``submission`` (see the module docstring); never raises on bad student input."""
+    """Grade ``submission`` (see the module docstring); never raises on bad student input.
+
+    ``kernels`` hands out the sandboxed kernels (a worker's pool starts each one while the
+    previous submission is graded); by default each is started when needed.
+    """
     notebook = _load(submission, assignment)
     if isinstance(notebook, SubmissionGrade):
         return notebook
@@ -121,10 +135,12 @@ def grade_submission(
         if cell.cell_type == "code" and cell.source.strip()
     ]
     record = _Record()
-    with tempfile.TemporaryDirectory(prefix="coursekit-grade-") as private:
-        work = Path(private) / "work"
-        work.mkdir()
-        grades = _grade_in_kernels(cells, assignment, limits, Path(private), work, record)
+    if kernels is None:
+        pool = KernelPool(limits, assignment.name, ahead=False)
+        grades = _grade_in_kernels(cells, assignment, limits, record, pool)
+        pool.close()
+    else:
+        grades = _grade_in_kernels(cells, assignment, limits, record, kernels)
     status, reason = record.verdict()
     questions = tuple(grades[question.id] for question in assignment.questions)
     return SubmissionGrade(submission.student, submission.source, status, reason, questions)
@@ -144,12 +160,12 @@ def _grade_in_kernels(
     cells: list[tuple[int, str]],
     assignment: Assignment,
     limits: Limits,
-    private: Path,
-    work: Path,
     record: _Record,
+    kernels: KernelPool,
 ) -> dict[str, QuestionGrade]:
     """Run the cells and grade the questions, starting a fresh kernel after each kernel death."""
     deadline = time.monotonic() + limits.timeout
+    cells_deadline = deadline - limits.timeout * GRADING_SHARE
     pending = list(assignment.questions)
     skipped: set[int] = set()
     grades: dict[str, QuestionGrade] = {}
@@ -158,15 +174,15 @@ def _grade_in_kernels(
         if not pending or time.monotonic() >= deadline:
             break
         try:
-            with GradingKernel(private, work, limits, deadline) as kernel:
-                died_at = _run_cells(kernel, cells, skipped, limits, deadline, record)
+            with kernels.take(deadline) as kernel:
+                died_at = _run_cells(kernel, cells, skipped, limits, cells_deadline, record)
                 if died_at is not None:
                     skipped.add(died_at)
                     continue
                 while pending and time.monotonic() < deadline:
                     question = pending.pop(0)
                     grade, kernel_died = _grade_question(
-                        kernel, question, assignment, limits, work, record
+                        kernel, question, assignment, limits, record
                     )
                     grades[question.id] = grade
                     if kernel_died:
@@ -195,14 +211,17 @@ def _run_cells(
     deadline: float,
     record: _Record,
 ) -> int | None:
-    """Run the notebook's code cells; the number of the cell that killed the kernel, or None."""
+    """Run the notebook's code cells until ``deadline``; the number of the cell that killed the
+    kernel, or None. A cell stopped at its limit leaves every definition made before it in the
+    kernel, so the answers are graded all the same."""
     for number, source in cells:
         if number in skipped:
             continue
         if time.monotonic() >= deadline:
+            record.note("timeout", f"the cells from cell {number} on were not run: time was up")
             return None
         where = f"cell {number} ({_first_line(source)})"
-        run = kernel.run(source)
+        run = kernel.run(source, deadline)
         if run.outcome == "dead":
             status, reason = _death(kernel, limits, f"{where} stopped the kernel")
             record.note(status, f"{reason}; the notebook was run again without it")
@@ -241,7 +260,6 @@ def _grade_question(
     question: Question,
     assignment: Assignment,
     limits: Limits,
-    work: Path,
     record: _Record,
 ) -> tuple[QuestionGrade, bool]:
     """Call the question's function on every case in the kernel and judge the answers here;
@@ -249,11 +267,14 @@ def _grade_question(
     visible = generate_cases(question)
     hidden = assignment.hidden.get(question.id, [])
     cases = [*visible, *hidden]
+    work = kernel.work
     answers = work / ANSWERS_FILE
     answers.unlink(missing_ok=True)
     write_cases(cases, work / CASES_FILE)
     name = question.answer_name
+    kernel.forget_delegations()
     run = kernel.run(DRIVER.format(question=question.id, cases=CASES_FILE, answers=ANSWERS_FILE))
+    delegated_to = kernel.delegations().get(question.id)
     (work / CASES_FILE).unlink(missing_ok=True)
 
     def ungraded(reason: str) -> QuestionGrade:
@@ -281,14 +302,20 @@ def _grade_question(
     for index, (case, outcome) in enumerate(zip(cases, outcomes, strict=True)):
         is_hidden = index >= len(visible)
         number = index - len(visible) + 1 if is_hidden else index + 1
-        result = grade_case(question, case, number, outcome, enforce_forbidden=True)
+        result = grade_case(question, case, number, outcome)
         if is_hidden:
             verdicts.append(Verdict(f"hidden test {number}", result.status))
         else:
             message = f"{result.message} (hint: {result.hint})" if result.hint else result.message
             verdicts.append(Verdict(f"test {number}", result.status, result.description, message))
+    if delegated_to is not None:
+        reason = delegation_reason(name, delegated_to)
+        record.note("ok", f"{question.id}: {reason}")  # the notebook ran; the answer earns 0
+        return QuestionGrade(
+            question.id, question.title, question.points, 0.0, reason, tuple(verdicts)
+        ), False
     passed = sum(verdict.passed for verdict in verdicts)
-    earned = round(question.points * passed / len(verdicts), 2)
+    earned = partial_credit(question.points, passed, len(verdicts))
     return QuestionGrade(
         question.id, question.title, question.points, earned, "", tuple(verdicts)
     ), False

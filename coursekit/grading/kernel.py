@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
+import math
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +33,10 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
+from coursekit.grading.monitor import read_delegations
+
 KERNEL_NAME = "coursekit-grade"
+DELEGATION_LOG = "delegations.log"
 STARTUP_SECONDS = 60
 INTERRUPT_GRACE_SECONDS = 5
 #: The grader accepts this many times the kernel's own output cap (message envelopes included)
@@ -47,6 +54,11 @@ class KernelStartError(RuntimeError):
     """The sandboxed kernel died before it answered, e.g. with too little address space for torch."""
 
 
+#: The share of a submission's time kept for grading its answers: the notebook's cells run
+#: until the rest is spent, so a stray endless loop cannot cost the answers defined before it.
+GRADING_SHARE = 0.25
+
+
 @dataclass(frozen=True)
 class Limits:
     """What one submission may use: wall seconds in all and per cell, address space in MiB,
@@ -57,6 +69,11 @@ class Limits:
     cell_timeout: float = 60.0
     memory_mb: int = 4096
     max_output_bytes: int = 1_000_000
+
+    def clamped(self) -> Limits:
+        """These limits with the cell limit at most the time the cells may take in all."""
+        longest_cell = self.timeout * (1 - GRADING_SHARE)
+        return dataclasses.replace(self, cell_timeout=min(self.cell_timeout, longest_cell))
 
 
 @dataclass(frozen=True)
@@ -130,7 +147,7 @@ class _LimitedClient(NotebookClient):
             return super().output(outs, msg, display_id, cell_index)
         if not self.output_overflowed:
             self.output_overflowed = True
-            assert self.km is not None
+            assert isinstance(self.km, AsyncKernelManager)  # nbclient's manager is asynchronous
             asyncio.ensure_future(self.km.interrupt_kernel())
         return None
 
@@ -140,22 +157,32 @@ class _LimitedClient(NotebookClient):
 
 
 class GradingKernel:
-    """A context manager: a sandboxed kernel in ``work`` (see the module docstring).
+    """A context manager: a sandboxed kernel in an empty folder ``work`` (see the module
+    docstring), removed with everything in it when the kernel is shut down.
 
-    ``private`` is a folder the kernel cannot read; it holds the kernel's spec and, in
-    ``kernel.pid``, its process id, so that a parent can kill the group if this process dies.
+    ``private`` (a fresh temporary folder, ``work``'s parent) is a folder the kernel cannot read;
+    it holds the kernel's spec, in ``kernel.pid`` its process id (so that a parent can kill the
+    group if this process dies) and in ``delegations.log`` what the kernel's delegation recorder
+    saw of ``assignment``'s questions (:meth:`delegations`). :meth:`launch` starts the process
+    without waiting for it (a :class:`KernelPool` starts the next submission's kernel early);
+    entering the context waits until the kernel answers. ``deadline`` (``time.monotonic()``)
+    ends every cell run after it; set it before entering.
     """
 
-    def __init__(self, private: Path, work: Path, limits: Limits, deadline: float):
-        self.private = private
-        self.work = work
+    def __init__(self, limits: Limits, assignment: str) -> None:
+        self.private = Path(tempfile.mkdtemp(prefix="coursekit-kernel-"))
+        self.work = self.private / "work"
+        self.work.mkdir()
         self.limits = limits
-        self.deadline = deadline
+        self.deadline = math.inf
+        self.assignment = assignment
+        self.delegation_log = self.private / DELEGATION_LOG
         self._client: _LimitedClient | None = None
         self._manager: AsyncKernelManager | None = None
         self._process_group: int | None = None
 
-    def __enter__(self) -> GradingKernel:
+    def launch(self) -> GradingKernel:
+        """Start the kernel's process; it imports torch and installs its guard meanwhile."""
         kernels = self.private / "kernels"
         spec_folder = kernels / KERNEL_NAME
         spec_folder.mkdir(parents=True, exist_ok=True)
@@ -167,6 +194,8 @@ class GradingKernel:
                 "--memory-mb", str(self.limits.memory_mb),
                 "--cpu-seconds", str(cpu_seconds),
                 "--max-output", str(self.limits.max_output_bytes),
+                "--assignment", self.assignment,
+                "--delegation-log", str(self.delegation_log),
                 "--HistoryManager.hist_file=:memory:",
                 "-f", "{connection_file}",
             ],
@@ -189,7 +218,6 @@ class GradingKernel:
             iopub_timeout=2,
             store_widget_state=False,
         )
-        self._client.deadline = self.deadline
         self._client.cell_timeout = self.limits.cell_timeout
         self._client.start_new_kernel(
             cwd=str(self.work),
@@ -200,8 +228,14 @@ class GradingKernel:
         process = self._manager.provisioner.process  # type: ignore[union-attr]
         self._process_group = self._client.process_group = process.pid
         (self.private / "kernel.pid").write_text(str(process.pid))
+        return self
+
+    def __enter__(self) -> GradingKernel:
+        if self._client is None:
+            self.launch()
+        client = self._started_client()
         try:
-            self._client.start_new_kernel_client()
+            client.start_new_kernel_client()
         except RuntimeError as error:  # "Kernel died before replying to kernel_info"
             self.__exit__(None, None, None)
             raise KernelStartError(str(error)) from error
@@ -228,10 +262,11 @@ class GradingKernel:
             environment["COURSEKIT_DATA"] = os.environ["COURSEKIT_DATA"]
         return environment
 
-    def run(self, source: str) -> CellRun:
-        """Execute ``source`` as a code cell and say how it ended."""
-        client = self._client
-        assert client is not None
+    def run(self, source: str, deadline: float | None = None) -> CellRun:
+        """Execute ``source`` as a code cell, stopped at the cell limit or at ``deadline``
+        (the submission's by default), and say how it ended."""
+        client = self._started_client()
+        client.deadline = self.deadline if deadline is None else min(deadline, self.deadline)
         client.reset_cell_state()
         overflowed_before = client.output_overflowed
         cell = nbformat.v4.new_code_cell(source)
@@ -251,10 +286,35 @@ class GradingKernel:
             return CellRun("error", _clean(errors[0].ename), _clean(errors[0].evalue))
         return CellRun("ok")
 
+    def _started_client(self) -> _LimitedClient:
+        if self._client is None:
+            raise RuntimeError("the kernel is not started: use GradingKernel as a context manager")
+        return self._client
+
+    def forget_delegations(self) -> None:
+        """Empty the delegation log: what it records next belongs to the next question."""
+        self.delegation_log.write_text("")
+
+    def delegations(self) -> dict[str, str]:
+        """``{question id: implementation}`` recorded since :meth:`forget_delegations`."""
+        if not self.delegation_log.is_file():
+            return {}
+        return read_delegations(self.delegation_log.read_text(encoding="utf-8"))
+
     @property
     def killed_by_grader(self) -> bool:
         """True when the kernel was killed for ignoring an interrupt after a timeout."""
         return self._client is not None and self._client.killed
+
+    def peak_address_space_mb(self) -> int:
+        """The kernel process's largest address space so far (``VmPeak``), in MiB."""
+        if self._process_group is None:
+            raise RuntimeError("the kernel is not started")
+        status = Path(f"/proc/{self._process_group}/status").read_text(encoding="utf-8")
+        kilobytes = next(
+            int(line.split()[1]) for line in status.splitlines() if line.startswith("VmPeak:")
+        )
+        return math.ceil(kilobytes / 1024)
 
     def exit_description(self) -> str:
         """How the dead kernel ended: ``"signal SIGSEGV"``, ``"exit code 3"``."""
@@ -277,6 +337,38 @@ class GradingKernel:
                 self._client._cleanup_kernel()
         if self._process_group is not None:
             kill_process_group(self._process_group)
+        shutil.rmtree(self.private, ignore_errors=True)
+
+
+class KernelPool:
+    """Kernels for one submission after another, each started while the one before is graded.
+
+    :meth:`take` hands out a launched :class:`GradingKernel` (the one started ahead, or a new
+    one) and, with ``ahead``, launches the next at once: its start-up (Python, torch, the guard)
+    overlaps the current notebook instead of adding to it. Every submission still gets a fresh
+    process and folder. :meth:`close` shuts the spare kernel down.
+    """
+
+    def __init__(self, limits: Limits, assignment: str, ahead: bool = True) -> None:
+        self.limits = limits
+        self.assignment = assignment
+        self.ahead = ahead
+        self._spare: GradingKernel | None = None
+
+    def take(self, deadline: float) -> GradingKernel:
+        """A launched kernel whose cells stop at ``deadline``."""
+        kernel = self._spare if self._spare is not None else self._launched()
+        self._spare = self._launched() if self.ahead else None
+        kernel.deadline = deadline
+        return kernel
+
+    def _launched(self) -> GradingKernel:
+        return GradingKernel(self.limits, self.assignment).launch()
+
+    def close(self) -> None:
+        if self._spare is not None:
+            self._spare.__exit__(None, None, None)
+            self._spare = None
 
 
 def kill_process_group(group: int) -> None:

@@ -1,22 +1,30 @@
-"""Notice when an answer calls an implementation its question forbids.
+"""Notice when an answer runs an implementation its question forbids.
 
 A question may forbid the package function it asks the student to write, its torch twin, or
 autograd in a gradient to be derived by hand (:attr:`Question.forbidden`); the question's own
-reference is always forbidden. :class:`CallMonitor` watches the Python code of those
-implementations while an answer runs and reports the first one that ran.
+reference is always forbidden. :class:`ImplementationIndex` recognises their Python code: by
+identity (a direct call, or an alias taken earlier) and by qualified name together with bytecode
+(the same function after ``importlib.reload``, or its source read and executed again).
+Implementations written in C have no Python code to watch, so a question can only forbid Python
+functions, methods and classes.
 
-A code object is recognised by identity (a direct call, or an alias taken earlier) and by its
-qualified name together with its bytecode (the same function after ``importlib.reload``, or its
-source read and executed again). Implementations written in C have no Python code to watch, so
-a question can only forbid Python functions, methods and classes. See the book's Exercises page.
+Two watchers use the index. In the student's kernel, ``check`` runs each call under a
+:class:`CallMonitor`, which names the first forbidden implementation that ran. In the grader's
+sandboxed kernel a :class:`DelegationRecorder`, installed before the notebook runs and protected
+by the sandbox's guard, writes every question whose implementations ran to a file the notebook
+can neither read nor write; the grader reads it around each question. See the book's Exercises
+page, which states what this defends against and what it does not.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from types import CodeType, FrameType, FunctionType
 from typing import Any
+
+from coursekit.grading.questions import Question
 
 Fingerprint = tuple[str, bytes]
 
@@ -73,43 +81,101 @@ def display_name(implementation: Any) -> str:
     return f"{module}.{getattr(function, '__qualname__', repr(function))}"
 
 
+class ImplementationIndex:
+    """Labels attached to the code of watched implementations; :meth:`identify` finds them."""
+
+    def __init__(self) -> None:
+        self.by_code: dict[CodeType, set[str]] = {}
+        self.by_fingerprint: dict[Fingerprint, set[str]] = {}
+        self.names: set[str] = set()
+
+    def add(self, implementation: Any, label: str) -> None:
+        """Watch every code object of ``implementation`` under ``label``."""
+        for code in python_code(implementation):
+            self.by_code.setdefault(code, set()).add(label)
+            self.by_fingerprint.setdefault(fingerprint(code), set()).add(label)
+            self.names.add(qualified_name(code))
+
+    def identify(self, code: CodeType) -> set[str]:
+        """The labels of ``code``: none for code that is not watched (the common, fast case)."""
+        labels = self.by_code.get(code)
+        if labels is None and qualified_name(code) in self.names:
+            labels = self.by_fingerprint.get(fingerprint(code))
+        return labels or set()
+
+
 class CallMonitor:
     """``with CallMonitor(implementations) as monitor:`` records in ``monitor.called`` the name
     of the first watched implementation that ran inside the block (None if none did).
 
-    It installs a trace function for the duration of the block (``sys.settrace``, events of new
-    Python frames only, no line events) and puts back the one that was there before.
+    It installs a trace function for the block (``sys.settrace``: new Python frames only, no line
+    events) and puts back the one that was there. Where tracing is not allowed (the grader's
+    sandbox, which watches on its own) it watches nothing.
     """
 
     def __init__(self, implementations: Iterable[Any]) -> None:
-        self.names: dict[CodeType, str] = {}
-        by_fingerprint: dict[Fingerprint, str] = {}
+        self.index = ImplementationIndex()
         for implementation in implementations:
-            name = display_name(implementation)
-            for code in python_code(implementation):
-                self.names[code] = name
-                by_fingerprint[fingerprint(code)] = name
-        self.by_fingerprint = by_fingerprint
-        self.watched_names = {qualified_name(code) for code in self.names}
+            self.index.add(implementation, display_name(implementation))
         self.called: str | None = None
         self._previous: Callable[..., Any] | None = None
 
-    def identify(self, code: CodeType) -> str | None:
-        """The watched implementation that ``code`` is, or None."""
-        name = self.names.get(code)
-        if name is None and qualified_name(code) in self.watched_names:
-            name = self.by_fingerprint.get(fingerprint(code))
-        return name
-
     def _trace(self, frame: FrameType, event: str, arg: Any) -> None:
         if event == "call" and self.called is None:
-            self.called = self.identify(frame.f_code)
+            self.called = min(self.index.identify(frame.f_code), default=None)
 
     def __enter__(self) -> CallMonitor:
         self.called = None
         self._previous = sys.gettrace()
-        sys.settrace(self._trace)
+        try:
+            sys.settrace(self._trace)
+        except PermissionError:
+            self._previous = None
         return self
 
     def __exit__(self, *exception: object) -> None:
-        sys.settrace(self._previous)
+        if sys.gettrace() == self._trace:
+            sys.settrace(self._previous)
+
+
+class DelegationRecorder:
+    """The grading kernel's watcher: which questions' implementations ran, written to a file.
+
+    :meth:`trace` is installed with ``sys.settrace`` before the notebook runs. Each time code of
+    a question's reference or forbidden implementations starts, the line
+    ``<question id>\\t<implementation>`` is appended to ``log_fd`` (a file in the grader's private
+    folder, opened before the sandbox's guard closes the file system), once per question until
+    the grader empties the file before its next question.
+    """
+
+    def __init__(self, questions: Iterable[Question], log_fd: int) -> None:
+        self.index = ImplementationIndex()
+        for question in questions:
+            for implementation in question.watched_implementations():
+                self.index.add(implementation, f"{question.id}\t{display_name(implementation)}")
+        self.log_fd = log_fd
+        self.reported: set[str] = set()
+
+    def trace(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            labels = self.index.identify(frame.f_code)
+            if labels:
+                self.record(labels)
+
+    def record(self, labels: set[str]) -> None:
+        """Append the labels not reported since the grader last emptied the file."""
+        if os.fstat(self.log_fd).st_size == 0:
+            self.reported.clear()
+        for label in sorted(labels - self.reported):
+            os.write(self.log_fd, f"{label}\n".encode())
+            self.reported.add(label)
+
+
+def read_delegations(log: str) -> dict[str, str]:
+    """``{question id: implementation}`` from a recorder's file (the first one per question)."""
+    found: dict[str, str] = {}
+    for line in log.splitlines():
+        question_id, _, implementation = line.partition("\t")
+        if implementation:
+            found.setdefault(question_id, implementation)
+    return found

@@ -66,8 +66,8 @@ def format_report(result: QuestionResult) -> str:
     called = next((case.forbidden_call for case in result.cases if case.forbidden_call), "")
     if called and result.passed_count:
         lines.append(
-            f"  note: your function calls {called}, the implementation this question asks you "
-            "to write; the grader gives such an answer 0 points"
+            f"  note: this calls the reference implementation {called}: write it yourself; "
+            "the grader gives such an answer 0 points"
         )
     return "\n".join(lines)
 

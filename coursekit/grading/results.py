@@ -14,6 +14,12 @@ from typing import Any, Literal
 Status = Literal["passed", "failed", "not implemented", "error"]
 
 
+def partial_credit(points: float, passed: int, cases: int) -> float:
+    """The scoring rule of every question, in ``check`` and in the grader alike:
+    ``points * passed / cases``, rounded to two decimals (0 for a question without cases)."""
+    return round(points * passed / cases, 2) if cases else 0.0
+
+
 @dataclass(frozen=True)
 class CaseResult:
     """The verdict on one case: ``status`` is ``"passed"``, ``"failed"`` (wrong value),
@@ -62,10 +68,8 @@ class QuestionResult:
 
     @property
     def points_earned(self) -> float:
-        """``points_possible * passed / cases``, rounded to two decimals."""
-        if not self.cases:
-            return 0.0
-        return round(self.points_possible * self.passed_count / len(self.cases), 2)
+        """The question's share of its points: :func:`partial_credit`."""
+        return partial_credit(self.points_possible, self.passed_count, len(self.cases))
 
     @property
     def status(self) -> Status:

@@ -24,28 +24,26 @@ FLOAT32_HINT = (
 )
 
 
-def grade_case(
-    question: Question,
-    case: Case,
-    number: int,
-    outcome: AnswerOutcome,
-    *,
-    enforce_forbidden: bool = True,
-) -> CaseResult:
-    """The verdict on case ``number`` (counted from 1): the answer's error, or the comparison of
-    its value with ``question.expected(case)`` under the case's tolerance.
+def delegation_reason(answer_name: str, implementation: str) -> str:
+    """Why an answer that runs a forbidden implementation earns nothing (book: Exercises)."""
+    return (
+        f"this calls the reference implementation {implementation}: {answer_name} must compute "
+        "its result itself"
+    )
 
-    A value computed by a forbidden implementation fails when ``enforce_forbidden`` (the
-    grader); ``check`` passes ``False`` and only names the call, so the student hears of it
-    before the grade does. See the book's Exercises page.
+
+def grade_case(question: Question, case: Case, number: int, outcome: AnswerOutcome) -> CaseResult:
+    """The verdict on case ``number`` (counted from 1): the answer's error, or the comparison of
+    its value with ``question.expected(case)`` under the case's tolerance. A forbidden
+    implementation the call ran is noted in ``forbidden_call``, not judged here: the grader zeroes
+    the whole question (:func:`run_question` with ``enforce_forbidden`` does the same).
+
+    See the book's Exercises page.
     """
     if outcome.error is not None:
         message = outcome.error.describe() if outcome.error.kind == "error" else "not implemented"
         return CaseResult(number, case.description, outcome.error.kind, message)
     forbidden = outcome.forbidden_call or ""
-    if forbidden and enforce_forbidden:
-        message = f"this calls {forbidden}, the implementation the question asks you to write"
-        return CaseResult(number, case.description, "failed", message, forbidden_call=forbidden)
     expected = question.expected(case)
     try:
         difference = compare(
@@ -72,24 +70,25 @@ def run_question(
 ) -> QuestionResult:
     """Run ``answer`` on every case of ``question`` (all of them, whatever fails) and summarise.
 
-    ``salt`` draws a different set of cases (see :func:`~coursekit.grading.questions.case_seed`);
-    ``enforce_forbidden`` fails the cases whose value came from a forbidden implementation
-    (:func:`grade_case`).
+    ``salt`` draws a different set of cases (see :func:`~coursekit.grading.questions.case_seed`).
+    ``check`` only names a forbidden call; ``enforce_forbidden`` judges as the grader does: an
+    answer that ran a forbidden implementation fails every case (:func:`delegation_reason`).
 
     See the book's Exercises page.
     """
     cases = generate_cases(question, salt=salt)
     monitor = CallMonitor(question.watched_implementations())
     results = [
-        grade_case(
-            question,
-            case,
-            number,
-            call_answer(answer, case, monitor),
-            enforce_forbidden=enforce_forbidden,
-        )
+        grade_case(question, case, number, call_answer(answer, case, monitor))
         for number, case in enumerate(cases, start=1)
     ]
+    called = next((result.forbidden_call for result in results if result.forbidden_call), "")
+    if enforce_forbidden and called:
+        reason = delegation_reason(question.answer_name, called)
+        results = [
+            CaseResult(result.number, result.description, "failed", reason, forbidden_call=called)
+            for result in results
+        ]
     return QuestionResult(
         question.id, question.title, question.answer_name, question.points, results
     )

@@ -1,7 +1,8 @@
 """The kernel that runs a submission under ``coursekit grade``: OS limits, a guard, then IPython.
 
 ``python -m coursekit.grading.sandbox --folder DIR --memory-mb M --cpu-seconds S --max-output C
--f CONNECTION`` starts an ordinary IPython kernel after these steps:
+--assignment ch01 --delegation-log FILE -f CONNECTION`` starts an ordinary IPython kernel after
+these steps:
 
 1. **Limits** (``resource.setrlimit``): address space ``M`` MiB (a memory bomb raises
    ``MemoryError`` instead of swapping the machine), CPU time ``S`` seconds (the kernel is killed
@@ -9,11 +10,15 @@
 2. **Preloading** torch, numpy and matplotlib, so that their shared libraries are loaded before
    the guard forbids loading any more.
 3. **An output cap** of ``C`` characters in all (:func:`limit_output`).
-4. **The guard**, an audit hook (PEP 578) that refuses, with ``PermissionError``: starting
+4. **The delegation recorder** of the assignment's questions
+   (:class:`~coursekit.grading.monitor.DelegationRecorder`), installed as the trace function and
+   writing to ``FILE``, which the guard then keeps out of the notebook's reach.
+5. **The guard**, an audit hook (PEP 578) that refuses, with ``PermissionError``: starting
    processes (``fork``, ``subprocess``, ``os.system``, ``exec``, ``posix_spawn``), signalling
    other processes, opening network connections, calling C through ``ctypes``, writing, deleting
-   or renaming anything outside ``DIR``, and reading anywhere but ``DIR``, the Python installation
-   and the system's shared folders. So the instructor's gradebook, hidden tests and the other
+   or renaming anything outside ``DIR``, reading anywhere but ``DIR``, the Python installation
+   and the system's shared folders, and changing the trace or profile function (which would
+   switch the delegation recorder off). So the instructor's gradebook, hidden tests and the other
    students' submissions are out of reach of ordinary code.
 
 An audit hook is a tripwire, not a security boundary: native code can get around it. Grades do
@@ -31,7 +36,10 @@ import sys
 import sysconfig
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from coursekit.grading.monitor import DelegationRecorder
 
 MAX_FILE_BYTES = 256 * 2**20
 BLOCKED_MESSAGE = "coursekit grade does not allow {action} while grading"
@@ -61,6 +69,8 @@ FORBIDDEN_EVENTS = {
     "ctypes.string_at": "calling C through ctypes",
     "ctypes.wstring_at": "calling C through ctypes",
     "sys.addaudithook": "changing the audit hooks",
+    "sys.settrace": "changing the trace function",
+    "sys.setprofile": "changing the profile function",
 }
 #: Events that change the file system: the positions of the arguments written and read.
 PATH_EVENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
@@ -125,7 +135,7 @@ def limit_output(max_characters: int) -> None:
     original_write = OutStream.write
     written = 0
 
-    def write(stream: OutStream, text: str) -> int:
+    def write(stream: OutStream, text: str) -> int | None:
         nonlocal written
         if written > max_characters:
             return len(text)
@@ -136,7 +146,7 @@ def limit_output(max_characters: int) -> None:
             )
         return original_write(stream, text)
 
-    OutStream.write = write  # type: ignore[method-assign]
+    OutStream.write = write  # type: ignore[method-assign, assignment]
 
 
 def readable_roots(folder: Path) -> tuple[str, ...]:
@@ -225,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--memory-mb", type=int, required=True)
     parser.add_argument("--cpu-seconds", type=int, required=True)
     parser.add_argument("--max-output", type=int, required=True)
+    parser.add_argument("--assignment", required=True)
+    parser.add_argument("--delegation-log", type=Path, required=True)
     args, kernel_arguments = parser.parse_known_args(argv)
     folder = args.folder.resolve()
     os.chdir(folder)
@@ -238,8 +250,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     kernel = IPKernelApp.instance()
     kernel.initialize(kernel_arguments)  # sockets and profile are set up before the guard
     limit_output(args.max_output)
+    sys.settrace(delegation_recorder(args.assignment, args.delegation_log).trace)
     sys.addaudithook(make_guard(folder, readable_roots(folder)))
     kernel.start()
+
+
+def delegation_recorder(assignment: str, log: Path) -> DelegationRecorder:
+    """The recorder of ``assignment``'s questions, appending to ``log`` (see the docstring)."""
+    from coursekit.grading.monitor import DelegationRecorder
+    from coursekit.grading.questions import all_questions
+
+    questions = [question for question in all_questions() if question.id.startswith(assignment)]
+    descriptor = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    return DelegationRecorder(questions, descriptor)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ limits named in ``SETUP.json`` once, then reads jobs from its standard input, on
 :func:`coursekit.grading.grader.grade_submission`, writes the
 :class:`~coursekit.grading.gradebook.SubmissionGrade` as JSON and prints that file's path when it
 is done. Loading torch, the question bank and Jupyter's client once per worker rather than once
-per submission halves the time a submission takes; every submission still gets its own kernel
+per submission halves the time a submission takes, and its :class:`KernelPool` starts the next
+submission's kernel while the current one is graded; every submission still gets its own kernel
 and scratch folder, and a worker that hangs or dies is replaced (see
 :mod:`coursekit.grading.batch`). See the book's Exercises page.
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from coursekit.grading.grader import Assignment, grade_submission
-from coursekit.grading.kernel import Limits
+from coursekit.grading.kernel import KernelPool, Limits
 from coursekit.grading.submissions import Submission
 
 
@@ -46,14 +47,17 @@ def serve(setup: dict[str, Any], jobs: TextIO, done: TextIO) -> None:
     hidden = Path(setup["hidden"]) if setup["hidden"] is not None else None
     assignment = Assignment.load(setup["assignment"], hidden)
     limits = Limits(**setup["limits"])
-    for line in jobs:
-        job = json.loads(line)
-        path = Path(job["path"]) if job["path"] is not None else None
-        grade = grade_submission(
-            Submission(job["student"], path, job["problem"]), assignment, limits
-        )
-        Path(job["result"]).write_text(json.dumps(grade.to_json()), encoding="utf-8")
-        print(job["result"], file=done, flush=True)
+    kernels = KernelPool(limits, assignment.name)
+    try:
+        for line in jobs:
+            job = json.loads(line)
+            path = Path(job["path"]) if job["path"] is not None else None
+            submission = Submission(job["student"], path, job["problem"])
+            grade = grade_submission(submission, assignment, limits, kernels)
+            Path(job["result"]).write_text(json.dumps(grade.to_json()), encoding="utf-8")
+            print(job["result"], file=done, flush=True)
+    finally:
+        kernels.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,7 +20,8 @@ SmoothMethod = Literal["exp", "floor", "add-k", "none"]
 
 # Default smoothing values, as in sacrebleu (Chen and Cherry, 2014): "floor" replaces a zero
 # match count by 0.1, "add-k" adds 1 to the matches and totals of orders n >= 2.
-SMOOTH_DEFAULTS: dict[str, float | None] = {"exp": None, "floor": 0.1, "add-k": 1, "none": None}
+SMOOTH_DEFAULTS: dict[str, float] = {"exp": 0.0, "floor": 0.1, "add-k": 1, "none": 0.0}
+"""sacrebleu's default ``smooth_value`` of each method ("exp" and "none" do not use one)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ def smoothed_precisions(
     precisions = [0.0] * len(counts)
     effective_order = 0
     orders_without_match = 0
+    matches: float
+    total: float
     for n, (matches, total) in enumerate(zip(counts, totals, strict=True), start=1):
         if smooth_method == "add-k" and n > 1:
             matches += smooth_value

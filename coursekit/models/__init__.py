@@ -12,6 +12,23 @@ from coursekit.models.attention import (
     masked_softmax,
 )
 from coursekit.models.attention_decoders import BahdanauDecoder, LuongDecoder
+from coursekit.models.bert import BertModel, BertPreTrainedModel
+from coursekit.models.bert_config import BertConfig
+from coursekit.models.bert_embeddings import BertEmbeddings
+from coursekit.models.bert_encoder import BertEncoder, BertLayer, BertPooler, BertSelfAttention
+from coursekit.models.bert_heads import BertForMaskedLM, BertForPreTraining
+from coursekit.models.bert_outputs import (
+    BertLogitsOutput,
+    BertModelOutput,
+    BertPreTrainingOutput,
+    BertQuestionAnsweringOutput,
+)
+from coursekit.models.bert_span import best_span
+from coursekit.models.bert_tasks import (
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+)
 from coursekit.models.classifier import BagOfWordsClassifier, RecurrentClassifier
 from coursekit.models.embedding import TokenEmbedding, TransformerEmbedding
 from coursekit.models.encoder_decoder import (
@@ -25,7 +42,6 @@ from coursekit.models.feed_forward import PositionwiseFeedForward, position_wise
 from coursekit.models.kv_cache import KeyValueCache, LayerKeyValues
 from coursekit.models.language_model import RecurrentLanguageModel
 from coursekit.models.layer_norm import LayerNorm, layer_norm
-from coursekit.models.layers import recurrent_layer
 from coursekit.models.local_attention import LocalAttention, hard_attention
 from coursekit.models.multihead_attention import MultiHeadAttention
 from coursekit.models.ngram import NGramLanguageModel
@@ -43,6 +59,7 @@ from coursekit.models.positional_encoding import (
 )
 from coursekit.models.recurrent import GRU, LSTM, RNN
 from coursekit.models.recurrent_cells import GRUCell, LSTMCell, RNNCell
+from coursekit.models.recurrent_factory import recurrent_layer
 from coursekit.models.relative_attention import (
     RelativeScoreTerms,
     relative_score_terms,
@@ -90,6 +107,23 @@ __all__ = [
     "Attention",
     "BagOfWordsClassifier",
     "BahdanauDecoder",
+    "BertConfig",
+    "BertEmbeddings",
+    "BertEncoder",
+    "BertForMaskedLM",
+    "BertForPreTraining",
+    "BertForQuestionAnswering",
+    "BertForSequenceClassification",
+    "BertForTokenClassification",
+    "BertLayer",
+    "BertLogitsOutput",
+    "BertModel",
+    "BertModelOutput",
+    "BertPooler",
+    "BertPreTrainedModel",
+    "BertPreTrainingOutput",
+    "BertQuestionAnsweringOutput",
+    "BertSelfAttention",
     "Bridge",
     "ConcatAttention",
     "CosineAttention",
@@ -149,6 +183,7 @@ __all__ = [
     "XLNetModel",
     "XLNetModelOutput",
     "append_to_memory",
+    "best_span",
     "collate_pointer_pairs",
     "hard_attention",
     "layer_norm",

@@ -135,6 +135,7 @@ class LuongDecoder(RecurrentDecoder):
         """One step of Luong's decoder: update the state, then attend with s_t."""
         inputs = self.dropout(self.embedding(tokens))  # E y_{t-1}
         if self.input_feeding:
+            assert state.feed is not None  # input feeding starts from zeros, never None
             inputs = torch.cat([inputs, state.feed], dim=-1)
         s_t, hidden = self.run_recurrent(inputs, state.hidden)
         context, weights = attend(self.attention, s_t, memory, state.step)

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from coursekit.models.layers import check_token_ids, recurrent_layer
+from coursekit.models.recurrent_factory import recurrent_layer
+from coursekit.models.token_checks import check_token_ids
 from coursekit.text.masks import padding_mask
 
 

@@ -13,15 +13,15 @@ into the ``[L, B, H]`` that recurrent layers take only inside a step.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from coursekit.models.classifier import check_lengths
-from coursekit.models.layers import recurrent_layer
 from coursekit.models.recurrent import HiddenState
+from coursekit.models.recurrent_factory import recurrent_layer
 from coursekit.text.masks import padding_mask
 
 
@@ -48,14 +48,16 @@ class RecurrentDecoderState(NamedTuple):
 def batch_first_state(hidden: HiddenState) -> HiddenState:
     """``[L, B, H]`` (or a tuple of them) as ``[B, L, H]``."""
     if isinstance(hidden, tuple):
-        return tuple(part.transpose(0, 1) for part in hidden)
+        h, c = hidden
+        return h.transpose(0, 1), c.transpose(0, 1)
     return hidden.transpose(0, 1)
 
 
 def layer_first_state(hidden: HiddenState) -> HiddenState:
     """``[B, L, H]`` (or a tuple of them) as the ``[L, B, H]`` a recurrent layer takes."""
     if isinstance(hidden, tuple):
-        return tuple(part.transpose(0, 1).contiguous() for part in hidden)
+        h, c = hidden
+        return h.transpose(0, 1).contiguous(), c.transpose(0, 1).contiguous()
     return hidden.transpose(0, 1).contiguous()
 
 
@@ -66,8 +68,9 @@ def top_layer(hidden: HiddenState) -> Tensor:
 
 class EmbeddedRecurrent(nn.Module):
     """What the encoder and the decoders share (Chapter 4): an embedding E of the tokens, dropout
-    on the embeddings, and a coursekit GRU/LSTM (:func:`~coursekit.models.layers.recurrent_layer`,
-    batch first) reading ``input_size`` features: E x_t, plus whatever a decoder adds to it.
+    on the embeddings, and a coursekit GRU/LSTM
+    (:func:`~coursekit.models.recurrent_factory.recurrent_layer`, batch first) reading
+    ``input_size`` features: E x_t, plus whatever a decoder adds to it.
     """
 
     def __init__(
@@ -158,7 +161,7 @@ class Bridge(nn.Module):
             torch.tanh(projection(self.both_directions(part)))
             for projection, part in zip(self.projections, parts, strict=True)
         )
-        return bridged if isinstance(final, tuple) else bridged[0]
+        return (bridged[0], bridged[1]) if isinstance(final, tuple) else bridged[0]
 
     def both_directions(self, part: Tensor) -> Tensor:
         """``[L*D, B, H]`` -> ``[B, L, D*H]``: each layer's directions side by side."""
@@ -235,7 +238,8 @@ class RecurrentDecoder(EmbeddedRecurrent):
             all_weights.append(weights)
             if t + 1 < tgt_in.shape[1]:
                 tokens = next_inputs(tgt_in[:, t + 1], logits, teacher_forcing)
-        attention = None if all_weights[0] is None else torch.stack(all_weights, dim=1)
+        weights_of_steps = cast(list[Tensor], all_weights)  # all None or all tensors
+        attention = None if all_weights[0] is None else torch.stack(weights_of_steps, dim=1)
         return torch.stack(all_logits, dim=1), attention
 
 

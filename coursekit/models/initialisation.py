@@ -10,6 +10,8 @@ further back from the first step of training (Gers et al. 2000; Jozefowicz et al
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import nn
 
@@ -37,7 +39,7 @@ def bias_keep_gates(network: nn.Module, bias: float = 1.0) -> None:
     parameter names): ``bias_ih`` gets ``bias`` on that block and ``bias_hh`` gets 0.
     """
     input_biases = gated_input_biases(network)
-    hidden = network.hidden_size
+    hidden = cast(int, network.hidden_size)
     rows = slice(KEEP_GATE_BLOCK * hidden, (KEEP_GATE_BLOCK + 1) * hidden)
     biases = dict(network.named_parameters())
     with torch.no_grad():

@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from coursekit.models.scaled_dot_product import causal_allowed
+from coursekit.text.masks import causal_mask
 
 LayerKeyValues = tuple[Tensor, Tensor]
 """The cached keys ``[B, heads, P, d_k]`` and values ``[B, heads, P, d_v]`` of one layer."""
@@ -52,7 +52,7 @@ def incremental_causal_mask(
     """
     if new_length == 1:
         return None
-    return ~causal_allowed(new_length, past_length + new_length, past_length, device)
+    return causal_mask(new_length, device, key_length=past_length + new_length, offset=past_length)
 
 
 def check_cache(cache: KeyValueCache | None, num_layers: int, batch_size: int) -> None:

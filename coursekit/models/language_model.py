@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
-from coursekit.models.layers import check_token_ids, recurrent_layer
+from coursekit.models.recurrent_factory import recurrent_layer
+from coursekit.models.token_checks import check_token_ids
 
 RecurrentState = Tensor | tuple[Tensor, Tensor]
 """``H [L, B, H]`` (one row per layer) for an RNN or a GRU, the pair ``(H, C)`` for an LSTM."""

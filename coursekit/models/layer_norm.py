@@ -20,7 +20,7 @@ from typing import ClassVar
 import torch
 from torch import Tensor, nn
 
-from coursekit.models.recurrent_cells import copy_of_torch_module
+from coursekit.models.torch_twin import copy_of_torch_module
 
 
 def layer_norm(

@@ -104,12 +104,14 @@ class LocalAttention(Attention):
         self.equal_sizes = content.equal_sizes
         self.max_source_length = getattr(content, "max_source_length", None)
         if mode == "predictive":
+            assert query_size is not None and hidden_size is not None  # checked above
             self.position_projection = nn.Linear(query_size, hidden_size, bias=False)  # W_p
             self.position_energy = nn.Linear(hidden_size, 1, bias=False)  # v_p
 
     def window_centres(self, queries: Tensor, lengths: Tensor, steps: Tensor | None) -> Tensor:
         """p_t ``[B, T]``: min(t, S - 1) (monotonic) or S * sigmoid(v_p^T tanh(W_p q_t))."""
         if self.mode == "monotonic":
+            assert steps is not None, "the monotonic mode places windows by the target steps"
             return torch.minimum(steps, lengths.unsqueeze(1) - 1).to(queries.dtype)
         energy = self.position_energy(torch.tanh(self.position_projection(queries))).squeeze(-1)
         return lengths.unsqueeze(1) * torch.sigmoid(energy)

@@ -29,9 +29,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from coursekit.models.kv_cache import LayerKeyValues, extend_keys_values
-from coursekit.models.recurrent_cells import copy_of_torch_module
-from coursekit.models.scaled_dot_product import attention, causal_allowed
+from coursekit.models.scaled_dot_product import attention
+from coursekit.models.torch_twin import copy_of_torch_module
 from coursekit.models.transformer_checks import check_multihead_arguments, check_multihead_inputs
+from coursekit.text.masks import causal_mask
 
 
 def additive_mask(mask: Tensor, dtype: torch.dtype) -> Tensor:
@@ -144,7 +145,8 @@ class MultiHeadAttention(nn.Module):
     def projection_weights(self) -> tuple[Tensor, Tensor, Tensor]:
         """W^Q, W^K, W^V of all heads, each ``[E, E]`` (``[E, kdim]``, ``[E, vdim]``)."""
         if self.in_proj_weight is not None:
-            return self.in_proj_weight.chunk(3)
+            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+            return w_q, w_k, w_v
         return self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
 
     def project(
@@ -155,11 +157,13 @@ class MultiHeadAttention(nn.Module):
         ``in_proj_weight``.
         """
         if is_self_attention and self.in_proj_weight is not None:
-            return F.linear(query, self.in_proj_weight, self.in_proj_bias).chunk(3, dim=-1)
+            q, k, v = F.linear(query, self.in_proj_weight, self.in_proj_bias).chunk(3, dim=-1)
+            return q, k, v
         biases = (None,) * 3 if self.in_proj_bias is None else self.in_proj_bias.chunk(3)
         inputs = (query, key, value)
         weights = self.projection_weights()
-        return tuple(F.linear(x, w, b) for x, w, b in zip(inputs, weights, biases, strict=True))
+        q, k, v = (F.linear(x, w, b) for x, w, b in zip(inputs, weights, biases, strict=True))
+        return q, k, v
 
     def split_heads(self, x: Tensor) -> Tensor:
         """``[B, T, E] -> [B, h, T, d_k]``: head i reads features i*d_k .. (i+1)*d_k - 1."""
@@ -220,7 +224,7 @@ class MultiHeadAttention(nn.Module):
         """
         batch_size, length, _ = query.shape
         if attn_mask is None and is_causal:
-            attn_mask = ~causal_allowed(length, key_length, device=query.device)
+            attn_mask = causal_mask(length, query.device, key_length=key_length)
         mask = None
         if attn_mask is not None:
             mask = additive_mask(attn_mask, query.dtype)

@@ -22,8 +22,9 @@ from torch import Tensor, nn
 from coursekit.data.records import SequencePair
 from coursekit.models.attention import AdditiveAttention
 from coursekit.models.classifier import check_lengths
-from coursekit.models.layers import check_token_ids, recurrent_layer
 from coursekit.models.recurrent import HiddenState
+from coursekit.models.recurrent_factory import recurrent_layer
+from coursekit.models.token_checks import check_token_ids
 from coursekit.text.masks import padding_mask
 from coursekit.text.padding import pad_batch
 
@@ -131,5 +132,5 @@ class PointerNetwork(nn.Module):
             chosen.append(positions[:, 0])
             inputs = embedded.gather(1, positions.unsqueeze(-1).expand(-1, -1, inputs.shape[-1]))
         rows = torch.stack(chosen, dim=1).tolist()
-        lengths = (~padding).sum(dim=1).tolist()
-        return [row[:length] for row, length in zip(rows, lengths, strict=True)]
+        real_lengths = (~padding).sum(dim=1).tolist()
+        return [row[:length] for row, length in zip(rows, real_lengths, strict=True)]

@@ -14,7 +14,7 @@ before the loop over time. Chapter 2 (RNNs and backpropagation through time) and
 from __future__ import annotations
 
 import warnings
-from typing import ClassVar, TypeVar
+from typing import ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -22,19 +22,27 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 
 from coursekit.models.recurrent_cells import (
+    check_input_dtype,
     check_nonlinearity,
     check_sizes,
-    copy_of_torch_module,
     gru_step,
     lstm_step,
     register_gate_parameters,
     reset_uniform,
     rnn_step,
 )
+from coursekit.models.torch_twin import TorchTwin
+from coursekit.models.transformer_checks import check_probability
 
 State = tuple[Tensor, ...]
 HiddenState = Tensor | tuple[Tensor, Tensor]
-NetworkT = TypeVar("NetworkT", bound="RecurrentNetwork")
+
+
+def check_dropout(dropout: float) -> None:
+    """The one rule for the dropout between stacked recurrent layers (Chapters 2 and 3): a
+    probability ``p`` in [0, 1), as for every dropout of the course; ``p = 1`` would zero every
+    input of the layers above."""
+    check_probability("dropout", dropout)
 
 
 def reversal_index(lengths: Tensor, total_length: int) -> Tensor:
@@ -66,7 +74,7 @@ def pack_like(template: PackedSequence, padded: Tensor) -> PackedSequence:
     )
 
 
-class RecurrentNetwork(nn.Module):
+class RecurrentNetwork(TorchTwin):
     """The engine shared by :class:`RNN`, :class:`LSTM` and :class:`GRU`; a subclass states its
     cell by ``gate_count``, the names of its state tensors and :meth:`step`.
 
@@ -80,6 +88,9 @@ class RecurrentNetwork(nn.Module):
     gate_count: ClassVar[int]
     state_names: ClassVar[tuple[str, ...]] = ("h_0",)
     torch_class: ClassVar[type[nn.RNNBase]]
+    twin_arguments: ClassVar[tuple[str, ...]] = (
+        "input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -95,8 +106,7 @@ class RecurrentNetwork(nn.Module):
         check_sizes(input_size, hidden_size)
         if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers < 1:
             raise ValueError(f"num_layers must be a positive integer, got {num_layers!r}")
-        if not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"dropout is a probability between 0 and 1, got {dropout!r}")
+        check_dropout(dropout)
         if dropout > 0 and num_layers == 1:
             warnings.warn(
                 "dropout acts between stacked layers, never after the last one, so it has no "
@@ -154,24 +164,6 @@ class RecurrentNetwork(nn.Module):
             getattr(self, f"bias_hh{suffix}") if self.bias else None,
         )
 
-    @classmethod
-    def constructor_arguments(cls, torch_module: nn.RNNBase) -> dict[str, object]:
-        """The arguments that rebuild ``torch_module``'s configuration in this class."""
-        return {
-            "input_size": torch_module.input_size,
-            "hidden_size": torch_module.hidden_size,
-            "num_layers": torch_module.num_layers,
-            "bias": torch_module.bias,
-            "batch_first": torch_module.batch_first,
-            "dropout": torch_module.dropout,
-            "bidirectional": torch_module.bidirectional,
-        }
-
-    @classmethod
-    def from_torch(cls: type[NetworkT], torch_module: nn.RNNBase) -> NetworkT:
-        """A network with the configuration, weights, dtype and device of the torch twin."""
-        return copy_of_torch_module(cls, torch_module)
-
     def step(
         self, input_projection: Tensor, state: State, weight_hh: Tensor, bias_hh: Tensor | None
     ) -> State:
@@ -213,7 +205,7 @@ class RecurrentNetwork(nn.Module):
 
     def as_hidden_state(self, final: State) -> HiddenState:
         """torch's form of the final state: ``h_n`` alone, or the tuple ``(h_n, c_n)``."""
-        return final[0] if len(final) == 1 else final
+        return final[0] if len(final) == 1 else (final[0], final[1])
 
     def run_layers(
         self,
@@ -232,6 +224,7 @@ class RecurrentNetwork(nn.Module):
                 f"{type(self).__name__} was built for input_size={self.input_size}, "
                 f"got inputs with {features} features"
             )
+        check_input_dtype(self, "input", sequences, self.layer_weights(0, 0)[0])
         initial = self.initial_state(hx, batch_size, batched, sequences)
         lengths = self.checked_lengths(lengths, batch_size, total_length, sequences.device)
         mask = None
@@ -317,6 +310,7 @@ class RecurrentNetwork(nn.Module):
                     f"{name} must have shape (num_layers * num_directions, batch, hidden_size) "
                     f"= {shape}, got {tuple(part.shape)}"
                 )
+            check_input_dtype(self, name, part, like)
         return parts if batched else tuple(part.unsqueeze(1) for part in parts)
 
     @staticmethod
@@ -354,6 +348,7 @@ class RNN(RecurrentNetwork):
 
     gate_count = 1
     torch_class = nn.RNN
+    twin_arguments = (*RecurrentNetwork.twin_arguments, "nonlinearity")
 
     def __init__(
         self,
@@ -375,11 +370,6 @@ class RNN(RecurrentNetwork):
     def extra_repr(self) -> str:
         return super().extra_repr() + f", nonlinearity={self.nonlinearity!r}"
 
-    @classmethod
-    def constructor_arguments(cls, torch_module: nn.RNNBase) -> dict[str, object]:
-        arguments = super().constructor_arguments(torch_module)
-        return {**arguments, "nonlinearity": torch_module.nonlinearity}
-
     def step(
         self, input_projection: Tensor, state: State, weight_hh: Tensor, bias_hh: Tensor | None
     ) -> State:
@@ -397,6 +387,7 @@ class LSTM(RecurrentNetwork):
     gate_count = 4
     state_names = ("h_0", "c_0")
     torch_class = nn.LSTM
+    twin_arguments = (*RecurrentNetwork.twin_arguments, "proj_size")
 
     def __init__(
         self,
@@ -417,11 +408,6 @@ class LSTM(RecurrentNetwork):
         super().__init__(
             input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional
         )
-
-    @classmethod
-    def constructor_arguments(cls, torch_module: nn.RNNBase) -> dict[str, object]:
-        arguments = super().constructor_arguments(torch_module)
-        return {**arguments, "proj_size": torch_module.proj_size}
 
     def step(
         self, input_projection: Tensor, state: State, weight_hh: Tensor, bias_hh: Tensor | None

@@ -16,11 +16,13 @@ Chapter 3 (LSTM and GRU) the gated cells.
 from __future__ import annotations
 
 import math
-from typing import ClassVar, NamedTuple, TypeVar
+from typing import ClassVar, NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+
+from coursekit.models.torch_twin import TorchTwin
 
 NONLINEARITIES = {"tanh": torch.tanh, "relu": torch.relu}
 
@@ -125,6 +127,30 @@ def check_nonlinearity(nonlinearity: str) -> None:
         raise ValueError(f"nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
 
 
+TENSOR_METHODS = {torch.float64: "double", torch.float32: "float", torch.float16: "half"}
+
+
+def conversion(dtype: torch.dtype) -> str:
+    """The method that converts a module or a tensor to ``dtype``: ``.double()``, ``.float()``..."""
+    return f".{TENSOR_METHODS[dtype]}()" if dtype in TENSOR_METHODS else f".to({dtype})"
+
+
+def check_input_dtype(module: nn.Module, name: str, tensor: Tensor, weight: Tensor) -> None:
+    """Reject an input or state ``name`` that is not floating point or whose dtype is not the
+    module's (Chapters 2 and 3): the matrix products W x need both in one dtype."""
+    kind = type(module).__name__
+    if not tensor.is_floating_point():
+        raise TypeError(
+            f"{kind} reads floating-point features, got {name} of dtype {tensor.dtype}: embed "
+            "token ids first (nn.Embedding) or convert the features with .float()"
+        )
+    if tensor.dtype != weight.dtype:
+        raise TypeError(
+            f"{kind} has {weight.dtype} weights but its {name} is {tensor.dtype}: convert the "
+            f"module with {conversion(tensor.dtype)} or the {name} with {conversion(weight.dtype)}"
+        )
+
+
 def check_sizes(input_size: int, hidden_size: int) -> None:
     """Raise a ValueError unless both sizes are positive integers."""
     for name, size in (("input_size", input_size), ("hidden_size", hidden_size)):
@@ -160,30 +186,7 @@ def reset_uniform(module: nn.Module, hidden_size: int) -> None:
             parameter.uniform_(-bound, bound)
 
 
-ModuleT = TypeVar("ModuleT", bound=nn.Module)
-
-
-def copy_of_torch_module(cls: type[ModuleT], torch_module: nn.Module) -> ModuleT:
-    """A ``cls`` built with the configuration of its torch twin ``torch_module`` (read by
-    ``cls.constructor_arguments``), on the twin's dtype and device, holding a copy of its weights
-    (the parameter names are torch's, so ``load_state_dict`` copies them one to one).
-    """
-    if not isinstance(torch_module, cls.torch_class):
-        raise TypeError(
-            f"{cls.__name__}.from_torch expects a torch.nn.{cls.torch_class.__name__}, "
-            f"got {type(torch_module).__name__}"
-        )
-    module = cls(**cls.constructor_arguments(torch_module))
-    reference = next(torch_module.parameters())
-    module.to(dtype=reference.dtype, device=reference.device)
-    module.load_state_dict(torch_module.state_dict())
-    return module
-
-
-CellT = TypeVar("CellT", bound="RecurrentCell")
-
-
-class RecurrentCell(nn.Module):
+class RecurrentCell(TorchTwin):
     """What the three cells share: the stacked parameters ``weight_ih``, ``weight_hh``,
     ``bias_ih``, ``bias_hh`` (``None`` without bias, as in torch), their initialisation, the
     checks of the input and state shapes, and :meth:`from_torch`.
@@ -194,6 +197,7 @@ class RecurrentCell(nn.Module):
 
     gate_count: ClassVar[int]
     torch_class: ClassVar[type[nn.RNNCellBase]]
+    twin_arguments: ClassVar[tuple[str, ...]] = ("input_size", "hidden_size", "bias")
     weight_ih: nn.Parameter
     weight_hh: nn.Parameter
     bias_ih: nn.Parameter | None
@@ -218,20 +222,6 @@ class RecurrentCell(nn.Module):
     def extra_repr(self) -> str:
         return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
 
-    @classmethod
-    def constructor_arguments(cls, torch_cell: nn.RNNCellBase) -> dict[str, object]:
-        """The arguments that rebuild ``torch_cell``'s configuration in this class."""
-        return {
-            "input_size": torch_cell.input_size,
-            "hidden_size": torch_cell.hidden_size,
-            "bias": torch_cell.bias,
-        }
-
-    @classmethod
-    def from_torch(cls: type[CellT], torch_cell: nn.RNNCellBase) -> CellT:
-        """A cell with the configuration, weights, dtype and device of the torch twin."""
-        return copy_of_torch_module(cls, torch_cell)
-
     def project_input(self, x: Tensor) -> tuple[Tensor, bool]:
         """``(W_ih x + b_ih, batched)`` for a checked input ``x`` of shape ``[B, I]`` or ``[I]``;
         an unbatched input becomes a batch of one.
@@ -241,6 +231,7 @@ class RecurrentCell(nn.Module):
                 f"{type(self).__name__} expects an input of shape [batch, {self.input_size}] or "
                 f"[{self.input_size}], got {tuple(x.shape)}"
             )
+        check_input_dtype(self, "input", x, self.weight_ih)
         batched = x.dim() == 2
         x = x if batched else x.unsqueeze(0)
         return F.linear(x, self.weight_ih, self.bias_ih), batched
@@ -257,6 +248,7 @@ class RecurrentCell(nn.Module):
                 f"{type(self).__name__}: {name} must have shape {expected} for this input, "
                 f"got {tuple(state.shape)}"
             )
+        check_input_dtype(self, name, state, self.weight_hh)
         return state if batched else state.unsqueeze(0)
 
 
@@ -272,6 +264,7 @@ class RNNCell(RecurrentCell):
 
     gate_count = 1
     torch_class = nn.RNNCell
+    twin_arguments = (*RecurrentCell.twin_arguments, "nonlinearity")
 
     def __init__(
         self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh"
@@ -282,13 +275,6 @@ class RNNCell(RecurrentCell):
 
     def extra_repr(self) -> str:
         return super().extra_repr() + f", nonlinearity={self.nonlinearity!r}"
-
-    @classmethod
-    def constructor_arguments(cls, torch_cell: nn.RNNCellBase) -> dict[str, object]:
-        return {
-            **super().constructor_arguments(torch_cell),
-            "nonlinearity": torch_cell.nonlinearity,
-        }
 
     def forward(self, x: Tensor, h: Tensor | None = None) -> Tensor:
         """The next hidden state h_t from x_t ``[B, I]`` (or ``[I]``) and h_{t-1} (zeros if None)."""
@@ -313,11 +299,9 @@ class LSTMCell(RecurrentCell):
         self, state: tuple[Tensor, Tensor] | None, batch_size: int, batched: bool
     ) -> tuple[Tensor, Tensor]:
         """The state ``(h, c)`` checked and batched; zeros when ``state`` is None."""
-        if state is None:
-            state = (None, None)
-        elif not (isinstance(state, (tuple, list)) and len(state) == 2):
+        if state is not None and not (isinstance(state, (tuple, list)) and len(state) == 2):
             raise ValueError("LSTMCell expects its state as a tuple (h, c) of two tensors")
-        h, c = state
+        h, c = (None, None) if state is None else state
         return (
             self.batched_state(h, batch_size, batched, "h"),
             self.batched_state(c, batch_size, batched, "c"),

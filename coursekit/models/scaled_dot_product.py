@@ -24,20 +24,21 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from coursekit.text.masks import causal_mask
+
 
 def causal_allowed(
     query_length: int, key_length: int, offset: int = 0, device: torch.device | None = None
 ) -> Tensor:
     """Where attention is allowed under a causal mask: ``allowed[i, j] = (j <= i + offset)``.
 
-    A BoolTensor ``[query_length, key_length]`` in SDPA's convention (True = attend). With
+    A BoolTensor ``[query_length, key_length]`` in SDPA's convention (True = attend), the
+    negation of :func:`coursekit.text.masks.causal_mask` (True = NOT allowed). With
     ``offset = 0`` it is the top-left aligned lower triangle that ``is_causal=True`` means in
     ``torch.nn.functional.scaled_dot_product_attention``; a decoder reading new tokens after
     ``offset`` cached ones uses ``offset`` = the number of cached keys (Chapter 5).
     """
-    queries = torch.arange(query_length, device=device).unsqueeze(1)
-    keys = torch.arange(key_length, device=device).unsqueeze(0)
-    return keys <= queries + offset
+    return ~causal_mask(query_length, device, key_length=key_length, offset=offset)
 
 
 def softmax_over_keys(scores: Tensor) -> Tensor:

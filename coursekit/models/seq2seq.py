@@ -13,12 +13,12 @@ attention), :class:`~coursekit.models.attention_decoders.BahdanauDecoder` and
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from torch import Tensor, nn
 
 from coursekit.generate.search import beam_search
-from coursekit.generate.step import Hypothesis
+from coursekit.generate.step import DecodingStep, Hypothesis
 from coursekit.models.classifier import check_lengths
 from coursekit.models.encoder_decoder import (
     Bridge,
@@ -27,8 +27,8 @@ from coursekit.models.encoder_decoder import (
     RecurrentDecoder,
     RecurrentDecoderState,
 )
-from coursekit.models.layers import check_token_ids
 from coursekit.models.recurrent import reversal_index
+from coursekit.models.token_checks import check_token_ids
 from coursekit.runtime import evaluating
 
 SearchState = tuple[RecurrentDecoderState, EncoderMemory]
@@ -144,6 +144,5 @@ class Seq2Seq(nn.Module):
         with evaluating(self):
             state = self.encode(src, src_lengths)
             start = src.new_full((src.shape[0],), bos)
-            return beam_search(
-                self.search_step, state, start, eos, beam_size, max_len, length_penalty, n_best
-            )
+            step = cast(DecodingStep, self.search_step)  # its state: a tuple of tensors
+            return beam_search(step, state, start, eos, beam_size, max_len, length_penalty, n_best)

@@ -17,17 +17,18 @@ it as with any ``step(tokens, state)`` decoder.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import torch
 from torch import Tensor, nn
 
-from coursekit.generate import Hypothesis, greedy_decode
+from coursekit.generate import DecodingStep, Hypothesis, greedy_decode
 from coursekit.models.embedding import TransformerEmbedding
 from coursekit.models.kv_cache import KeyValueCache, cache_length, empty_cache
-from coursekit.models.layers import check_token_ids
 from coursekit.models.positional_encoding import check_positions_fit
+from coursekit.models.token_checks import check_token_ids
 from coursekit.models.transformer import Transformer
+from coursekit.models.transformer_layers import TransformerDecoderLayer
 from coursekit.runtime import evaluating
 from coursekit.text.masks import causal_mask
 
@@ -94,7 +95,7 @@ class Seq2SeqTransformer(nn.Module):
         check_positions_fit(0, src.shape[1], self.max_len)
         padding = src == self.pad_index
         memory = self.transformer.encoder(self.src_embedding(src), src_key_padding_mask=padding)
-        first_layer = self.transformer.decoder.layers[0].self_attn
+        first_layer = cast(TransformerDecoderLayer, self.transformer.decoder.layers[0]).self_attn
         cache = empty_cache(
             self.transformer.decoder.num_layers, src.shape[0], first_layer.num_heads,
             first_layer.head_dim, memory,
@@ -139,4 +140,5 @@ class Seq2SeqTransformer(nn.Module):
         """
         with evaluating(self):
             bos = torch.full((src.shape[0],), bos_index, dtype=torch.long, device=src.device)
-            return greedy_decode(self.decode_step, self.encode(src), bos, eos_index, max_len)
+            step = cast(DecodingStep, self.decode_step)  # its state: a tuple of tensors
+            return greedy_decode(step, self.encode(src), bos, eos_index, max_len)

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from torch import Tensor, nn
 
 from coursekit.models.classifier import check_lengths
-from coursekit.models.layers import check_token_ids, recurrent_layer
+from coursekit.models.recurrent_factory import recurrent_layer
+from coursekit.models.token_checks import check_token_ids
 
 
 class SequenceTagger(nn.Module):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import torch
 from torch import Tensor, nn
@@ -34,7 +34,7 @@ from coursekit.models.kv_cache import (
     incremental_causal_mask,
 )
 from coursekit.models.layer_norm import LayerNorm
-from coursekit.models.recurrent_cells import copy_of_torch_module
+from coursekit.models.torch_twin import copy_of_torch_module
 from coursekit.models.transformer_checks import check_positive_int
 from coursekit.models.transformer_layers import (
     TransformerDecoderLayer,
@@ -42,9 +42,8 @@ from coursekit.models.transformer_layers import (
     TransformerLayer,
 )
 
-CachedLayerStep = Callable[
-    [nn.Module, Tensor, LayerKeyValues | None], tuple[Tensor, LayerKeyValues]
-]
+CachedLayerStep = Callable[[Any, Tensor, LayerKeyValues | None], tuple[Tensor, LayerKeyValues]]
+"""``step(layer, x, past)``: one layer of the stack (encoder or decoder) run with its cache."""
 
 StackT = TypeVar("StackT", bound="TransformerStack")
 
@@ -91,7 +90,9 @@ class TransformerStack(nn.Module):
         self.norm = norm
 
     @classmethod
-    def constructor_arguments(cls, torch_module: nn.Module) -> dict[str, object]:
+    def constructor_arguments(
+        cls, torch_module: nn.TransformerEncoder | nn.TransformerDecoder
+    ) -> dict[str, object]:
         """The arguments that rebuild a torch stack here: a copy of its first layer, its depth
         and its final norm (an ``nn.LayerNorm`` or None).
         """
@@ -118,7 +119,8 @@ class TransformerStack(nn.Module):
 
     def time_dim(self, x: Tensor) -> int:
         """The dimension of x that indexes positions."""
-        return 1 if x.dim() == 3 and self.layers[0].self_attn.batch_first else 0
+        first = cast(TransformerLayer, self.layers[0])
+        return 1 if x.dim() == 3 and first.self_attn.batch_first else 0
 
 
 class TransformerEncoder(TransformerStack):
@@ -220,7 +222,9 @@ class TransformerDecoder(TransformerStack):
             tgt.shape[self.time_dim(tgt)], cache_length(cache), tgt.device
         )
 
-        def step(layer: nn.Module, x: Tensor, past: LayerKeyValues | None):
+        def step(
+            layer: TransformerDecoderLayer, x: Tensor, past: LayerKeyValues | None
+        ) -> tuple[Tensor, LayerKeyValues]:
             return layer.forward_with_cache(x, memory, past, mask, memory_key_padding_mask)
 
         x, cache = run_cached_layers(self.layers, tgt, cache, step)

@@ -19,7 +19,7 @@ from torch import Tensor, nn
 
 from coursekit.models.classifier import check_lengths
 from coursekit.models.embedding import TransformerEmbedding
-from coursekit.models.layers import check_token_ids
+from coursekit.models.token_checks import check_token_ids
 from coursekit.models.transformer import TransformerEncoder
 from coursekit.models.transformer_layers import TransformerEncoderLayer
 from coursekit.text.masks import padding_mask

@@ -32,7 +32,7 @@ from coursekit.models.feed_forward import (
 from coursekit.models.kv_cache import LayerKeyValues
 from coursekit.models.layer_norm import LayerNorm
 from coursekit.models.multihead_attention import MultiHeadAttention
-from coursekit.models.recurrent_cells import copy_of_torch_module
+from coursekit.models.torch_twin import copy_of_torch_module
 from coursekit.models.transformer_checks import check_positive_int
 
 Sublayer = Callable[[Tensor], Tensor]
@@ -94,7 +94,9 @@ class TransformerLayer(nn.Module):
         return f"activation={self.activation_name!r}, norm_first={self.norm_first}"
 
     @classmethod
-    def constructor_arguments(cls, torch_layer: nn.Module) -> dict[str, object]:
+    def constructor_arguments(
+        cls, torch_layer: nn.TransformerEncoderLayer | nn.TransformerDecoderLayer
+    ) -> dict[str, object]:
         """The arguments that rebuild ``torch_layer``'s configuration in this class."""
         return {
             "d_model": torch_layer.self_attn.embed_dim,
@@ -165,6 +167,10 @@ class TransformerEncoderLayer(TransformerLayer):
 
     torch_class = nn.TransformerEncoderLayer
     num_sublayers = 2
+    norm1: LayerNorm
+    norm2: LayerNorm
+    dropout1: nn.Dropout
+    dropout2: nn.Dropout
 
     def forward(
         self,
@@ -205,6 +211,12 @@ class TransformerDecoderLayer(TransformerLayer):
 
     torch_class = nn.TransformerDecoderLayer
     num_sublayers = 3
+    norm1: LayerNorm
+    norm2: LayerNorm
+    norm3: LayerNorm
+    dropout1: nn.Dropout
+    dropout2: nn.Dropout
+    dropout3: nn.Dropout
 
     def forward(
         self,

@@ -20,8 +20,8 @@ from torch import Tensor, nn
 from coursekit.models.embedding import TransformerEmbedding
 from coursekit.models.kv_cache import KeyValueCache, cache_length, check_cache
 from coursekit.models.layer_norm import LayerNorm
-from coursekit.models.layers import check_token_ids
 from coursekit.models.positional_encoding import check_positions_fit
+from coursekit.models.token_checks import check_token_ids
 from coursekit.models.transformer import TransformerEncoder
 from coursekit.models.transformer_layers import TransformerEncoderLayer
 

@@ -27,18 +27,18 @@ where ``mems=None`` here means no memory, as in the paper's code.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import torch
 from torch import Tensor, nn
 
 from coursekit.models.embedding import TokenEmbedding
 from coursekit.models.hf_weights import check_hf_class, load_hf_weights
-from coursekit.models.layers import check_token_ids
 from coursekit.models.positional_encoding import check_encoding_arguments
 from coursekit.models.relative_attention import RelativeScoreTerms
 from coursekit.models.relative_position import relative_distances, relative_position_encoding
 from coursekit.models.segment_memory import Mems, append_to_memory, check_mems, memory_length
+from coursekit.models.token_checks import check_token_ids
 from coursekit.models.transformer_checks import check_positive_int, check_probability
 from coursekit.models.transformer_xl_layers import (
     TRANSFO_XL_HF_NAMES,
@@ -225,7 +225,8 @@ class TransfoXLModel(nn.Module):
         memories = [None] * self.n_layer if mems is None else mems
         for n in range(layer):
             hidden = self.layers[n](hidden, position_encoding, blocked, memories[n])
-        return self.layers[layer].attention.score_terms(hidden, position_encoding, memories[layer])
+        asked = cast(TransfoXLLayer, self.layers[layer])
+        return asked.attention.score_terms(hidden, position_encoding, memories[layer])
 
 
 class TransfoXLLMHeadModel(nn.Module):
@@ -250,7 +251,7 @@ class TransfoXLLMHeadModel(nn.Module):
         weights, dtype, device.
         """
         check_hf_class(hf_model, "TransfoXLLMHeadModel", cls.__name__)
-        config = hf_model.config
+        config: Any = hf_model.config
         model = cls(tie_weights=config.tie_word_embeddings, **transfo_xl_arguments(config))
         load_hf_weights(model, hf_model, HF_NAMES)
         return model

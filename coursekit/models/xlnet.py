@@ -240,7 +240,7 @@ class XLNetLMHeadModel(nn.Module):
     def from_hf(cls, hf_model: nn.Module) -> XLNetLMHeadModel:
         """A copy of Hugging Face's ``XLNetLMHeadModel``: configuration, weights, dtype, device."""
         check_hf_class(hf_model, "XLNetLMHeadModel", cls.__name__)
-        config = hf_model.config
+        config: Any = hf_model.config
         model = cls(tie_weights=config.tie_word_embeddings, **xlnet_arguments(config))
         load_hf_weights(model, hf_model, HF_NAMES)
         return model

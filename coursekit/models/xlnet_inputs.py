@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from coursekit.models.layers import check_token_ids
+from coursekit.models.token_checks import check_token_ids
 
 
 def query_stream_blocked(
@@ -29,6 +29,7 @@ def query_stream_blocked(
     if attention_mask is None and perm_mask is None:
         return None
     given = perm_mask if perm_mask is not None else attention_mask
+    assert given is not None  # one of them, checked above
     batch_size, length = given.shape[0], given.shape[-1]
     blocked = torch.zeros(batch_size, length, length, dtype=dtype, device=given.device)
     if attention_mask is not None:

@@ -3,6 +3,8 @@
 ``get_tokenizer``, ``build_vocab_from_iterator`` and ``Vocab`` reproduce torchtext 0.18 id for id;
 ``pad_batch``, the masks, ``BucketBatchSampler`` and the collate functions turn numericalized text
 into the padded tensors every model of the course consumes.
+``WordPieceTokenizer`` and ``train_wordpiece`` are BERT's subword tokenizer and its vocabulary
+learner (Chapter 6, BERT), equal id for id to Hugging Face ``tokenizers``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ from coursekit.text.vocab import (
     Vocab,
     build_vocab_from_iterator,
 )
+from coursekit.text.wordpiece import WordPieceTokenizer, greedy_longest_match
+from coursekit.text.wordpiece_comparison import compare_wordpiece_trainers
+from coursekit.text.wordpiece_encoding import Encoding
+from coursekit.text.wordpiece_pretokenizer import bert_normalize, pre_tokenize
+from coursekit.text.wordpiece_training import train_wordpiece
 
 __all__ = [
     "Batch",
@@ -41,6 +48,7 @@ __all__ = [
     "ClassificationBatch",
     "ClassificationCollate",
     "DuplicateTokenError",
+    "Encoding",
     "LanguageModelBatch",
     "LanguageModelCollate",
     "Seq2SeqBatch",
@@ -49,14 +57,20 @@ __all__ = [
     "Tokenizer",
     "UnknownTokenError",
     "Vocab",
+    "WordPieceTokenizer",
     "basic_english",
+    "bert_normalize",
     "build_vocab_from_iterator",
     "causal_mask",
     "characters",
+    "compare_wordpiece_trainers",
     "get_tokenizer",
+    "greedy_longest_match",
     "numericalize",
     "pad_batch",
     "padding_fraction",
     "padding_mask",
+    "pre_tokenize",
+    "train_wordpiece",
     "whitespace",
 ]

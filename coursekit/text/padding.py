@@ -24,6 +24,19 @@ def as_id_tensor(sequence: Tensor | Sequence[int]) -> Tensor:
     return tensor
 
 
+def check_not_empty(tensors: Sequence[Tensor]) -> None:
+    """Refuse a sequence of length 0 (Chapter 1): no model of the course reads one. A recurrent
+    network has no last step whose state could summarise it, and attention over no key is
+    undefined, so an empty sequence is refused here, where it enters a batch."""
+    empty = [index for index, tensor in enumerate(tensors) if len(tensor) == 0]
+    if empty:
+        raise ValueError(
+            f"pad_batch got empty sequences (length 0) at positions {empty} of the batch: every "
+            "sequence needs at least one id; drop the empty ones before batching, e.g. "
+            "[s for s in sequences if len(s) > 0], or give every sequence an end-of-sequence id"
+        )
+
+
 def pad_batch(
     sequences: Sequence[Tensor | Sequence[int]],
     padding_value: int = 0,
@@ -33,11 +46,13 @@ def pad_batch(
 
     Returns ``(padded, lengths)``: ``padded`` is ``[B, T]`` (``[T, B]`` when ``batch_first`` is
     False) and equals ``torch.nn.utils.rnn.pad_sequence``; ``lengths[b] = n_b`` is a LongTensor
-    ``[B]``. Chapter 1, Text as sequences.
+    ``[B]``. Every sequence needs ``n_b >= 1`` (:func:`check_not_empty`). Chapter 1, Text as
+    sequences.
     """
     if len(sequences) == 0:
         raise ValueError("pad_batch needs at least one sequence, got an empty batch")
     tensors = [as_id_tensor(sequence) for sequence in sequences]
+    check_not_empty(tensors)
     lengths = torch.tensor([len(tensor) for tensor in tensors], dtype=torch.long)
     padded = tensors[0].new_full((len(tensors), int(lengths.max())), padding_value)
     for row, tensor in enumerate(tensors):

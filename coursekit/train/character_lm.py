@@ -11,17 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 from torch.utils.data import DataLoader, RandomSampler
 
 from coursekit.config import pick
 from coursekit.data.characters import CharacterCorpus
-from coursekit.metrics import evaluate_perplexity
+from coursekit.metrics import evaluate_perplexity, perplexity
 from coursekit.models.language_model import RecurrentLanguageModel
 from coursekit.runtime import seed_everything
+from coursekit.train.batch_metrics import PooledMetric
 from coursekit.train.history import History
 from coursekit.train.loop import fit
-from coursekit.train.next_token import next_token_loss, next_token_nll
+from coursekit.train.next_token import IGNORED, next_token_loss, next_token_nll
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,47 @@ def recurrent_character_model(
     )
 
 
-def validation_perplexity(model: nn.Module, corpus: CharacterCorpus) -> float:
-    """The perplexity of ``model`` on the whole validation text, every character predicted once."""
-    return evaluate_perplexity(model, [corpus.validation_batch()], next_token_nll)
+def sliding_windows(
+    inputs: Tensor, targets: Tensor, context: int, stride: int
+) -> tuple[Tensor, Tensor]:
+    """One text ``inputs [N]``, ``targets [N]`` as windows of ``context`` positions starting
+    every ``stride``: inputs ``[n, context]`` and targets in which a target already scored by an
+    earlier window is -100 (ignored), so that every target counts exactly once and, after the
+    first window, with at least ``context - stride`` characters before it. The last window ends
+    at the end of the text. A text of at most ``context`` positions is one window.
+    """
+    length = len(inputs)
+    width = min(context, length)
+    starts = list(range(0, length - width + 1, stride))
+    if starts[-1] + width < length:
+        starts.append(length - width)
+    window_inputs, window_targets, scored = [], [], 0
+    for start in starts:
+        window = targets[start : start + width].clone()
+        window[: max(scored - start, 0)] = IGNORED
+        window_inputs.append(inputs[start : start + width])
+        window_targets.append(window)
+        scored = start + width
+    return torch.stack(window_inputs), torch.stack(window_targets)
+
+
+def validation_batch(corpus: CharacterCorpus, context: int | None = None) -> tuple[Tensor, Tensor]:
+    """The validation text as one batch: read whole (``context=None``, a recurrent model), or
+    cut by :func:`sliding_windows` into windows of ``context`` characters, each starting
+    ``context // 2`` after the previous one (a Transformer, whose context is bounded), every
+    character predicted once either way."""
+    inputs, targets = corpus.validation_batch()
+    if context is None:
+        return inputs, targets
+    return sliding_windows(inputs[0], targets[0], context, max(context // 2, 1))
+
+
+def validation_perplexity(
+    model: nn.Module, corpus: CharacterCorpus, context: int | None = None
+) -> float:
+    """The perplexity of ``model`` on the validation text, every character predicted once
+    (read whole, or in windows of ``context`` characters: :func:`validation_batch`)."""
+    return evaluate_perplexity(model, [validation_batch(corpus, context)], next_token_nll)
 
 
 def train_character_model(
@@ -63,10 +102,13 @@ def train_character_model(
     corpus: CharacterCorpus,
     recipe: CharacterRecipe,
     *,
+    context: int | None = None,
     progress: bool = True,
 ) -> History:
     """Train ``model`` by the recipe with :func:`coursekit.train.fit`; the history records the
-    validation perplexity of every epoch under ``metrics["perplexity"]``."""
+    validation perplexity of every epoch under ``metrics["perplexity"]``, computed in the same
+    pass over the validation text as the validation loss (read in windows of ``context``
+    characters when given: :func:`validation_batch`)."""
     seed_everything(recipe.seed)
     windows = corpus.windows(recipe.window)
     sampler = RandomSampler(
@@ -81,8 +123,8 @@ def train_character_model(
         loss_fn=next_token_loss,
         optimizer=torch.optim.Adam(model.parameters(), lr=recipe.learning_rate),
         epochs=recipe.epochs,
-        valid_batches=[corpus.validation_batch()],
-        metrics={"perplexity": lambda model, _: validation_perplexity(model, corpus)},
-        clip_grad_norm=recipe.max_grad_norm,
+        valid_batches=[validation_batch(corpus, context)],
+        metrics={"perplexity": PooledMetric(next_token_nll, finish=perplexity)},
+        max_grad_norm=recipe.max_grad_norm,
         progress=progress,
     )

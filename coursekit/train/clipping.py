@@ -16,6 +16,8 @@ from collections.abc import Iterable
 import torch
 
 Parameters = torch.Tensor | Iterable[torch.Tensor]
+EPS = 1e-6
+"""The ``eps`` of ``c / (||g|| + eps)``, torch's value: no division by zero at ``||g|| = 0``."""
 
 
 def _gradients(parameters: Parameters) -> list[torch.Tensor]:
@@ -25,13 +27,27 @@ def _gradients(parameters: Parameters) -> list[torch.Tensor]:
     return [p.grad for p in parameters if p.grad is not None]
 
 
-def _total_norm(gradients: list[torch.Tensor]) -> float:
-    """``sqrt(sum_i ||g_i||^2)`` of a list of gradients, on the device of the first one."""
+def _total_norm(gradients: list[torch.Tensor]) -> torch.Tensor:
+    """``sqrt(sum_i ||g_i||^2)`` of a list of gradients, a 0-dim tensor on the device of the
+    first one (0 for no gradient); reading it is left to the caller."""
     if not gradients:
-        return 0.0
+        return torch.zeros(())
     device = gradients[0].device
     norms = [torch.linalg.vector_norm(g.detach()).to(device) for g in gradients]
-    return float(torch.linalg.vector_norm(torch.stack(norms)))
+    return torch.linalg.vector_norm(torch.stack(norms))
+
+
+def rescale_to_norm(
+    gradients: list[torch.Tensor], total_norm: torch.Tensor, max_norm: float, eps: float
+) -> None:
+    """``g_i <- g_i * min(1, c / (||g|| + eps))`` in place (Chapter 2), the factor computed on
+    the device (no synchronisation) in float64 where the device has it, as Python computes it
+    with floats; multiplying by 1 leaves a gradient exactly as it was."""
+    wide = total_norm.dtype if total_norm.device.type == "mps" else torch.float64  # MPS: no f64
+    scale = (max_norm / (total_norm.to(wide) + eps)).clamp(max=1.0)
+    with torch.no_grad():
+        for gradient in gradients:
+            gradient.mul_(scale.to(gradient.device))
 
 
 def global_grad_norm(parameters: Parameters) -> float:
@@ -40,7 +56,7 @@ def global_grad_norm(parameters: Parameters) -> float:
     The sum runs over the parameters that have a gradient (0 when none has one); no gradient
     is changed.
     """
-    return _total_norm(_gradients(parameters))
+    return float(_total_norm(_gradients(parameters)))
 
 
 def check_max_norm(max_norm: float) -> None:
@@ -49,16 +65,18 @@ def check_max_norm(max_norm: float) -> None:
         raise ValueError(f"max_norm must be > 0, got {max_norm}: it is the largest allowed norm")
 
 
-def check_finite_norm(total_norm: float) -> None:
+def check_finite_norm(total_norm: float, step: int | None = None) -> None:
     """A non-finite norm cannot be clipped: say where to look instead."""
     if not math.isfinite(total_norm):
+        at = "" if step is None else f" at step {step}"
         raise RuntimeError(
-            f"the global gradient norm is {total_norm}, so it cannot be clipped: the loss or a "
-            "gradient overflowed; lower the learning rate or find where the nan/inf first appears"
+            f"the global gradient norm{at} is {total_norm}, so it cannot be clipped: the loss or "
+            "a gradient overflowed; lower the learning rate or find where the nan/inf first "
+            "appears"
         )
 
 
-def clip_grad_norm(parameters: Parameters, max_norm: float, eps: float = 1e-6) -> float:
+def clip_grad_norm(parameters: Parameters, max_norm: float, eps: float = EPS) -> float:
     """Clip by global norm, ``g_i <- g_i * min(1, c / (||g|| + eps))`` with ``c = max_norm``.
 
     Chapter 2, RNNs and backpropagation through time. Gradients are scaled in place, parameters
@@ -72,13 +90,10 @@ def clip_grad_norm(parameters: Parameters, max_norm: float, eps: float = 1e-6) -
     check_max_norm(max_norm)
     gradients = _gradients(parameters)
     total_norm = _total_norm(gradients)
-    check_finite_norm(total_norm)
-    scale = max_norm / (total_norm + eps)
-    if scale < 1:
-        with torch.no_grad():
-            for gradient in gradients:
-                gradient.mul_(scale)
-    return total_norm
+    measured = float(total_norm)
+    check_finite_norm(measured)
+    rescale_to_norm(gradients, total_norm, max_norm, eps)
+    return measured
 
 
 def clip_gradients(parameters: Parameters, max_norm: float | None) -> float:
@@ -91,3 +106,16 @@ def clip_gradients(parameters: Parameters, max_norm: float | None) -> float:
     if max_norm is None:
         return global_grad_norm(parameters)
     return clip_grad_norm(parameters, max_norm)
+
+
+def clip_gradients_on_device(parameters: Parameters, max_norm: float | None) -> torch.Tensor:
+    """:func:`clip_gradients` without waiting for the device: the norm before clipping is
+    returned as a 0-dim tensor and the gradients are rescaled by ``min(1, c / (||g|| + eps))``
+    computed on the device (Chapter 2). A non-finite norm is not checked here: the caller reads
+    the norms later, in one transfer, and checks them with :func:`check_finite_norm`.
+    """
+    gradients = _gradients(parameters)
+    total_norm = _total_norm(gradients)
+    if max_norm is not None:
+        rescale_to_norm(gradients, total_norm, max_norm, EPS)
+    return total_norm

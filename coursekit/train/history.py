@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 class History:
     """The record of one :func:`coursekit.train.fit` run; epochs are numbered from 1.
 
-    Per epoch: ``train_loss`` (mean of the step losses), ``valid_loss`` (mean validation batch
+    Per epoch: ``train_loss`` (mean of the step losses), ``val_loss`` (mean validation batch
     loss, empty without validation batches) and ``metrics[name]``. Per optimizer step:
     ``step_loss`` and ``grad_norm``, the global gradient norm ``||g|| = sqrt(sum_i ||g_i||^2)``
     *before* clipping (Chapter 2 plots it to show exploding gradients). ``best_epoch`` is the
@@ -22,7 +22,7 @@ class History:
     """
 
     train_loss: list[float] = field(default_factory=list)
-    valid_loss: list[float] = field(default_factory=list)
+    val_loss: list[float] = field(default_factory=list)
     metrics: dict[str, list[float]] = field(default_factory=dict)
     step_loss: list[float] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
@@ -35,12 +35,12 @@ class History:
         return len(self.train_loss)
 
     def values(self, name: str) -> list[float]:
-        """The per-epoch values of ``"train_loss"``, ``"valid_loss"`` or a metric's name."""
-        if name in ("train_loss", "valid_loss"):
+        """The per-epoch values of ``"train_loss"``, ``"val_loss"`` or a metric's name."""
+        if name in ("train_loss", "val_loss"):
             return getattr(self, name)
         if name in self.metrics:
             return self.metrics[name]
-        known = ["train_loss", "valid_loss", *self.metrics]
+        known = ["train_loss", "val_loss", *self.metrics]
         raise KeyError(f"no per-epoch values named {name!r}; known: {known}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,7 +59,7 @@ class History:
         from matplotlib.figure import Figure
 
         panels = [
-            ("loss", ["train_loss", "valid_loss"]),
+            ("loss", ["train_loss", "val_loss"]),
             *((name, [name]) for name in self.metrics),
         ]
         figure = Figure(figsize=(min(7.5, 3.75 * len(panels)), 3.2), layout="constrained")

@@ -9,10 +9,13 @@ draw the same numbers it would have drawn (Chapter 1, Text as sequences).
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
+
+LegacyState = tuple[str, np.ndarray, int, int, float]
+"""NumPy's legacy generator state: bit generator, keys, position, has_gauss, cached_gaussian."""
 
 
 def data_generators(*loaders: Any) -> list[torch.Generator]:
@@ -34,7 +37,8 @@ def capture_rng_state(generators: list[torch.Generator] | tuple[()] = ()) -> dic
     """The states of every global generator and of ``generators``, as plain Python values and
     tensors (so ``torch.load(weights_only=True)`` reads them back).
     """
-    bit_generator, keys, position, has_gauss, cached_gaussian = np.random.get_state()
+    legacy_state = cast(LegacyState, np.random.get_state(legacy=True))  # a tuple, for MT19937
+    bit_generator, keys, position, has_gauss, cached_gaussian = legacy_state
     return {
         "python": random.getstate(),
         "numpy": {

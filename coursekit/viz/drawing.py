@@ -22,12 +22,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Patch
 from matplotlib.text import Text
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 from coursekit.viz.shapes import (
     Box,
@@ -276,7 +280,7 @@ class Diagram:
         first_target = via[0] if via else center_of(end)
         last_source = via[-1] if via else center_of(start)
         points = (attach(start, first_target), *via, attach(end, last_source))
-        style = dict(
+        style: dict[str, Any] = dict(
             arrowstyle=ARROW_HEAD if head else "-",
             mutation_scale=ARROW_SCALE,
             color=color,
@@ -352,7 +356,7 @@ class Diagram:
         return self.label((x + LABEL_GAP * dx, y + LABEL_GAP * dy), text, color=color, ha=ha, va=va)
 
 
-SVG_SETTINGS = {"svg.fonttype": "path", "svg.hashsalt": "coursekit.viz"}
+SVG_SETTINGS: dict[RcKeyType, Any] = {"svg.fonttype": "path", "svg.hashsalt": "coursekit.viz"}
 """Glyphs as paths (the file renders the same everywhere) and fixed ids (the same bytes)."""
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -69,7 +70,8 @@ def drawn_nodes(figure: Figure) -> list[DrawnNode]:
             continue
         inside = [text for text in texts if patch.contains_point(_display(text))]
         inside.sort(key=lambda text: -text.get_position()[1])
-        center = patch.center if isinstance(patch, Circle) else _box_center(patch)
+        box = cast(FancyBboxPatch, patch)  # the diagrams draw nodes as circles and boxes
+        center = patch.center if isinstance(patch, Circle) else _box_center(box)
         nodes.append(DrawnNode("\n".join(text.get_text() for text in inside), center, patch))
     return nodes
 
@@ -80,7 +82,7 @@ def drawn_arrows(figure: Figure) -> list[DrawnArrow]:
     arrows = []
     for patch in figure.findobj(FancyArrowPatch):
         path = patch.get_path()
-        drawn = path.vertices[path.codes != CurvePath.CLOSEPOLY]
+        drawn = np.asarray(path.vertices)[path.codes != CurvePath.CLOSEPOLY]
         start = tuple(drawn[0])
         tolerance = TOUCH_TOLERANCE + patch.get_linewidth() / POINTS_PER_INCH
         source = _touching(nodes, [start], tolerance)

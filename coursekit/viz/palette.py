@@ -3,7 +3,13 @@ each panel and each chapter (DESIGN: the same colour for the same model across p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 from matplotlib import colormaps
+from matplotlib.colors import ListedColormap
+
+RGB = tuple[float, float, float]
 
 MODEL_COLOURS: dict[str, str] = {
     "uniform": "#9e9e9e",
@@ -24,7 +30,7 @@ def model_colour(name: str) -> str:
     for known, colour in MODEL_COLOURS.items():
         if name.lower() == known.lower() or name.lower().startswith(known.lower() + ","):
             return colour
-    palette = colormaps["tab20"].colors
+    palette = cast(Sequence[RGB], cast(ListedColormap, colormaps["tab20"]).colors)
     index = sum(ord(character) for character in name) % len(palette)
     red, green, blue = (round(255 * channel) for channel in palette[index])
     return f"#{red:02x}{green:02x}{blue:02x}"

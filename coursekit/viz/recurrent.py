@@ -164,11 +164,10 @@ def lstm_cell_figure() -> Figure:
     squash = diagram.operation((6.2, 3.1), r"$\tanh$", "tanh")
     shown = diagram.operation((6.2, 2.2), PRODUCT)
 
-    thick = {"linewidth": MEMORY_LINE_WIDTH}
     diagram.label((0.38, memory_y), "$C_{t-1}$")
-    diagram.arrow((0.7, memory_y), keep, **thick)
-    diagram.arrow(keep, add, **thick)
-    diagram.arrow(add, (6.95, memory_y), **thick)
+    diagram.arrow((0.7, memory_y), keep, linewidth=MEMORY_LINE_WIDTH)
+    diagram.arrow(keep, add, linewidth=MEMORY_LINE_WIDTH)
+    diagram.arrow(add, (6.95, memory_y), linewidth=MEMORY_LINE_WIDTH)
     diagram.label((7.0, memory_y), "$C_t$", ha="left")
     diagram.label((4.75, memory_y + 0.08), "memory line", fontsize=CAPTION_FONT_SIZE, va="bottom")
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from project_files import pyproject
 
-from coursekit.book import is_normalised
+from coursekit.notebooks import is_normalised
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((Path(__file__).resolve().parents[2] / "book").glob("[0-9][0-9]-*.ipynb"))

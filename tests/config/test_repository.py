@@ -58,6 +58,16 @@ def test_workflow_commands_exist_in_the_makefile(repo_root: Path, workflow: str)
         assert set(call) <= targets, f"{workflow} calls unknown targets {set(call) - targets}"
 
 
+def test_the_gpu_lane_runs_every_notebook_on_each_push_to_main_and_nightly(repo_root: Path) -> None:
+    spec = yaml.safe_load((repo_root / ".github/workflows/gpu.yml").read_text())
+    triggers = spec[True]  # YAML 1.1 reads the key `on` as a boolean
+    assert triggers["push"]["branches"] == ["main"] and triggers["schedule"]
+    (job,) = spec["jobs"].values()
+    assert job["runs-on"] == ["self-hosted", "gpu"] and job["env"]["COURSEKIT_DEVICE"] == "cuda"
+    assert "make test-notebooks PROFILE=full" in [step.get("run") for step in job["steps"]]
+    assert "## GPU runner" in (repo_root / "README.md").read_text()
+
+
 def test_makefile_test_target_covers_every_lane(repo_root: Path) -> None:
     test_rule = re.search(r"^test:(.*)$", (repo_root / "Makefile").read_text(), re.MULTILINE)
     assert test_rule is not None

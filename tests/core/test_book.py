@@ -8,7 +8,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from coursekit.book import OFFLINE_IMAGE, check, is_normalised, normalise, use_local_images
+from coursekit.book import OFFLINE_IMAGE, check, use_local_images
+from coursekit.notebooks import is_normalised, normalise
 
 BADGE = (
     "[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://x.y/z)"

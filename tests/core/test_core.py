@@ -30,20 +30,33 @@ def test_unknown_profile_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_device_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # the override wins anyway
     monkeypatch.setenv("COURSEKIT_DEVICE", "cpu")
     assert coursekit.get_device() == torch.device("cpu")
-    monkeypatch.delenv("COURSEKIT_DEVICE")
-    expected = "cuda" if torch.cuda.is_available() else None
-    if expected:
-        assert coursekit.get_device().type == expected
+    monkeypatch.setenv("COURSEKIT_DEVICE", "meta")
+    assert coursekit.get_device() == torch.device("meta")
+
+
+@pytest.mark.parametrize(
+    ("cuda", "mps", "expected"),
+    [(True, True, "cuda"), (True, False, "cuda"), (False, True, "mps"), (False, False, "cpu")],
+)
+def test_without_override_the_device_is_cuda_then_mps_then_cpu(
+    monkeypatch: pytest.MonkeyPatch, cuda: bool, mps: bool, expected: str
+) -> None:
+    monkeypatch.delenv("COURSEKIT_DEVICE", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
+    assert coursekit.get_device() == torch.device(expected)
 
 
 def test_cuda_request_without_cuda_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    if torch.cuda.is_available():
-        pytest.skip("CUDA is available here")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setenv("COURSEKIT_DEVICE", "cuda")
-    with pytest.raises(RuntimeError, match="CUDA is not available"):
+    with pytest.raises(RuntimeError, match="COURSEKIT_DEVICE='cuda' but CUDA is not available"):
         coursekit.get_device()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert coursekit.get_device() == torch.device("cuda")
 
 
 def test_seed_everything_repeats_every_generator() -> None:

@@ -12,6 +12,9 @@ import pytest
 import torch
 
 from coursekit.data import Labelled, Pair, SequencePair, describe, load
+from coursekit.data.ner import TaggedSentence
+from coursekit.data.nli import SentencePair
+from coursekit.data.story_qa import SpanQuestion
 
 
 def bag_of_words(example: Labelled) -> str:
@@ -28,6 +31,9 @@ IDENTITY: dict[str, Callable[[Any], object]] = {
     "reverse": lambda pair: tuple(pair.source),
     "sort": lambda pair: tuple(pair.source),
     "docs_corpus": lambda paragraph: paragraph,
+    "nli": lambda pair: pair.premise,
+    "ner": lambda sentence: tuple(sentence.words),
+    "story_qa": lambda question: question.context,
 }
 RECORD = {
     "numbers": Pair,
@@ -37,6 +43,9 @@ RECORD = {
     "reverse": SequencePair,
     "sort": SequencePair,
     "docs_corpus": str,
+    "nli": SentencePair,
+    "ner": TaggedSentence,
+    "story_qa": SpanQuestion,
 }
 SMALL = {"n": 300}
 

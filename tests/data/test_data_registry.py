@@ -6,7 +6,19 @@ import pytest
 
 from coursekit.data import DatasetInfo, describe, download, load, names
 
-GENERATED = ["contrast_span", "copy", "dates", "docs_corpus", "numbers", "reverse", "sentiment", "sort"]
+GENERATED = [
+    "contrast_span",
+    "copy",
+    "dates",
+    "docs_corpus",
+    "ner",
+    "nli",
+    "numbers",
+    "reverse",
+    "sentiment",
+    "sort",
+    "story_qa",
+]
 DOWNLOADED = ["eng_fra", "imdb", "tiny_shakespeare", "wikitext2"]
 
 

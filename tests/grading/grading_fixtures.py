@@ -17,9 +17,9 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.book import normalise
 from coursekit.grading import generate_cases, get_question
 from coursekit.grading.assign import student_notebook
+from coursekit.notebooks import normalise
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / "01-text.ipynb"
@@ -265,6 +265,59 @@ MEMORY_HOG = """def hog():
 hog()
 """
 
+#: Four ways to hand ch01.q1 to the reference implementation: it must be noticed in every one.
+DIRECT_CALL = """from coursekit.text import build_vocab_from_iterator
+
+
+def build_vocab(sentences, min_freq, specials):
+    return build_vocab_from_iterator(sentences, min_freq=min_freq, specials=specials).get_itos()
+"""
+
+ALIAS = """import coursekit.text
+
+make_vocab = coursekit.text.build_vocab_from_iterator  # taken before any answer is graded
+"""
+
+ALIAS_CALL = """def build_vocab(sentences, min_freq, specials):
+    return make_vocab(sentences, min_freq=min_freq, specials=specials).get_itos()
+"""
+
+RELOAD_CALL = """import importlib
+
+import coursekit.text.vocab
+
+fresh = importlib.reload(coursekit.text.vocab)
+
+
+def build_vocab(sentences, min_freq, specials):
+    return fresh.build_vocab_from_iterator(sentences, min_freq, specials=specials).get_itos()
+"""
+
+BANK_SOURCE_CALL = """import inspect
+
+import coursekit.grading.bank.ch01 as bank
+
+copied = dict(vars(bank))
+exec(compile(inspect.getsource(bank._vocabulary_reference), "copied.py", "exec"), copied)
+build_vocab = copied["_vocabulary_reference"]
+"""
+
+#: The kernel-side driver replaced so that every answer is its question's reference.
+PATCHED_DRIVER = """import coursekit.grading.exchange
+from coursekit.grading import get_question
+
+original_answer_named = coursekit.grading.exchange.answer_named
+
+
+def answer_with_the_reference(namespace, question_id, cases_path, outcomes_path):
+    question = get_question(question_id)
+    namespace = {**namespace, question.answer_name: question.reference}
+    return original_answer_named(namespace, question_id, cases_path, outcomes_path)
+
+
+coursekit.grading.exchange.answer_named = answer_with_the_reference
+"""
+
 NOISY = """import sys
 import warnings
 
@@ -306,6 +359,7 @@ NOTEBOOKS: dict[str, Callable[[], str | bytes]] = {
     "other-assignment": lambda: OTHER_CHAPTER.read_text(encoding="utf-8"),
     "not-utf8": lambda: _text(solution()).encode("utf-8").replace(b"Counter", b"C\xf6unter", 1),
     "infinite-loop": lambda: _text(with_cell("while True:\n    pass\n")),
+    "trailing-loop": lambda: _text(with_cell("while True:\n    pass\n", at=len(solution().cells))),
     "infinite-loop-in-answer": lambda: _text(answer_with_line("ch01.q4", "while True: pass")),
     "ignores-interrupt": lambda: _text(
         with_cell(
@@ -330,10 +384,25 @@ NOTEBOOKS: dict[str, Callable[[], str | bytes]] = {
     ),
     "forger": lambda: _text(with_cell(FORGER, at=len(solution().cells))),
     "pickler": lambda: _text(with_cell(PICKLER, at=len(solution().cells))),
+    "delegates": lambda: _text(with_answer("ch01.q1", DIRECT_CALL)),
+    "delegates-through-alias": lambda: _text(
+        with_answer("ch01.q1", ALIAS_CALL, base=with_cell(ALIAS))
+    ),
+    "delegates-after-reload": lambda: _text(with_answer("ch01.q1", RELOAD_CALL)),
+    "delegates-to-bank-source": lambda: _text(with_answer("ch01.q1", BANK_SOURCE_CALL)),
+    "patched-driver": lambda: _text(with_cell(PATCHED_DRIVER, at=len(solution().cells))),
 }
 
 NOTHING = dict.fromkeys(FULL, 0.0)
 INVALID = "invalid-notebook"
+DELEGATED_Q1 = (
+    "ch01.q1: this calls the reference implementation "
+    "coursekit.text.vocab.build_vocab_from_iterator: build_vocab must compute its result itself"
+)
+BANK_SOURCE_Q1 = (
+    "ch01.q1: this calls the reference implementation "
+    "coursekit.grading.bank.ch01._vocabulary_reference: build_vocab must compute its result itself"
+)
 
 #: The fixture matrix: submission -> status -> points, with the hidden tests of ``HIDDEN``.
 EXPECTED: dict[str, Expected] = {
@@ -353,6 +422,7 @@ EXPECTED: dict[str, Expected] = {
     "other-assignment": Expected(INVALID, "the notebook of ch02, not of ch01", NOTHING),
     "not-utf8": Expected(INVALID, "not UTF-8", NOTHING),
     "infinite-loop": Expected("timeout", "ran past the 8 s limit and was stopped"),
+    "trailing-loop": Expected("timeout", "ran past the 8 s limit and was stopped"),
     "infinite-loop-in-answer": Expected("timeout", "ran past the 8 s limit", {"ch01.q4": 0}),
     "ignores-interrupt": Expected("timeout", "ignored the interrupt; the notebook was run again"),
     "memory-bomb": Expected("memory", "ran out of memory (MemoryError)"),
@@ -368,6 +438,11 @@ EXPECTED: dict[str, Expected] = {
     ),
     "forger": Expected("ok", points=NOTHING),
     "pickler": Expected("error", "could not be read (UnpicklingError)", NOTHING),
+    "delegates": Expected("ok", DELEGATED_Q1, {"ch01.q1": 0}),
+    "delegates-through-alias": Expected("ok", DELEGATED_Q1, {"ch01.q1": 0}),
+    "delegates-after-reload": Expected("ok", DELEGATED_Q1, {"ch01.q1": 0}),
+    "delegates-to-bank-source": Expected("ok", BANK_SOURCE_Q1, {"ch01.q1": 0}),
+    "patched-driver": Expected("ok", BANK_SOURCE_Q1, NOTHING),
 }
 #: Points that differ when the hidden tests are left out.
 VISIBLE_ONLY_POINTS: dict[str, dict[str, float]] = {

@@ -14,7 +14,14 @@ from test_grading_bank_ch01 import is_plain_data, notebook_functions
 from coursekit.grading import all_questions, generate_cases, get_question, run_question
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = {"ch02": "02-rnn-bptt.ipynb", "ch03": "03-lstm-gru.ipynb"}
+NOTEBOOKS = {
+    "ch02": "02-rnn-bptt.ipynb",
+    "ch03": "03-lstm-gru.ipynb",
+    "ch04": "04-seq2seq-attention.ipynb",
+    "ch05": "05-transformers.ipynb",
+    "ch06": "06-bert.ipynb",
+    "ch07": "07-transformer-xl-xlnet.ipynb",
+}
 QUESTIONS = [f"{chapter}.q{number}" for chapter in NOTEBOOKS for number in range(1, 7)]
 
 

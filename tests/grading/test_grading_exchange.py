@@ -81,14 +81,15 @@ def test_numpy_values_cross_as_numpy() -> None:
     assert compare(0.25, received[2]) is None
 
 
-def test_subclasses_of_builtins_cross_as_the_builtin_value() -> None:
+def test_a_subclass_of_a_builtin_crosses_as_its_value_or_as_a_stand_in() -> None:
     class Sneaky(int):
         def __eq__(self, other: object) -> bool:
             return True
 
-    received = cross([Sneaky(4), LoudList([1, 2])])
-    assert received == [4, [1, 2]]
-    assert [type(item) for item in received] == [int, list]
+    number, hostile = cross([Sneaky(4), LoudList([1, 2])])
+    assert number == 4 and type(number) is int  # the built-in value, not the subclass
+    assert type(hostile).__name__ == "LoudList"  # unreadable: an inert stand-in that earns nothing
+    assert compare([1, 2], hostile) == f"expected a list of 2 items, got {__name__}.LoudList"
 
 
 def test_a_tensor_subclass_without_dispatch_crosses_as_a_plain_tensor() -> None:
@@ -159,18 +160,6 @@ def test_the_kernel_side_calls_the_answer_on_every_case(
     assert outcomes[0] == AnswerOutcome(value=0.5)
     assert outcomes[1].error is not None and outcomes[1].error.exception_type == "ZeroDivisionError"
     assert outcomes[2] == AnswerOutcome(value=2.0)
-
-
-def test_the_kernel_side_reports_a_forbidden_call(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    question_id = registered(monkeypatch, "divide")
-    write_cases([Case((1, 2))], tmp_path / "cases.pt")
-    namespace = {"divide": lambda a, b: division(a, b)}
-    answer_named(namespace, question_id, str(tmp_path / "cases.pt"), str(tmp_path / "out.pt"))
-    (outcome,) = read_outcomes(tmp_path / "out.pt", 1)
-    assert outcome.value == 0.5
-    assert outcome.forbidden_call == f"{__name__}.division"
 
 
 def test_a_malicious_pickle_is_refused_without_running(tmp_path: Path) -> None:

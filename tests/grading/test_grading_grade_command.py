@@ -111,6 +111,26 @@ def test_a_pickle_from_the_kernel_is_never_unpickled(graded) -> None:
     assert not PICKLE_MARKER.exists()
 
 
+def test_a_trailing_loop_keeps_the_answers_under_a_plausible_limit(tmp_path: Path) -> None:
+    """``--timeout 60`` with the default 60 s cell limit: the cell limit is clamped so that the
+    answers defined before the loop are still graded (8/8), and the summary says so."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "trailing-loop.ipynb").write_bytes((SUBMISSIONS / "trailing-loop.ipynb").read_bytes())
+    result = run_grade("--assignment", "ch01", str(folder), "--timeout", "60", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    row = read_rows(tmp_path / "grades.csv")[1]["trailing-loop"]
+    assert row["total"] == "8", row["reason"]
+    assert row["status"] == "timeout" and "ran past the 45 s limit" in row["reason"]
+    assert "cell limit: 45 s, not --cell-timeout 60" in result.stdout
+
+
+def test_the_terminal_shows_only_the_progress_bar_and_the_summary(graded) -> None:
+    result, _ = graded
+    lines = [line for line in result.stderr.replace("\r", "\n").splitlines() if line.strip()]
+    assert lines and all(line.startswith("grading ch01") for line in lines), lines[:5]
+
+
 def test_feedback_is_one_markdown_file_per_student(graded) -> None:
     _, folder = graded
     files = sorted(path.stem for path in (folder / "feedback").glob("*.md"))

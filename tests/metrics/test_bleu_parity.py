@@ -133,12 +133,21 @@ def test_random_corpora_from_any_seed(seed: int, num_sentences: int, num_streams
 
 def test_a_perfect_translation_scores_100() -> None:
     sentences = ["The cat sat on the mat.", "It was 3.14 degrees, wasn't it?"]
-    assert corpus_bleu(sentences, [sentences]).score == pytest.approx(100.0)
+    ours = corpus_bleu(sentences, [sentences])
+    assert_same_bleu(ours, sacrebleu.corpus_bleu(sentences, [sentences]), "exp", None)
+    assert ours.score == pytest.approx(100.0)
 
 
-def test_empty_string_reference_is_a_reference_of_length_zero() -> None:
-    # The hypothesis (1 token) is closer to "" (0 tokens) than to "a b c" (3), so r = 0.
-    score = corpus_bleu(["a"], [["a b c"], [""]])
-    assert (score.sys_len, score.ref_len) == (1, 0)
-    missing = corpus_bleu(["a"], [["a b c"], [None]])
-    assert missing.ref_len == 3
+@pytest.mark.parametrize(
+    "references",
+    [[["a b c"], [""]], [["a b c"], [None]], [[""], [""]], [["a"], [""]]],
+    ids=["empty-reference", "missing-reference", "only-empty", "exact-and-empty"],
+)
+def test_empty_and_missing_references_count_as_sacrebleu_counts_them(
+    references: list[list[str | None]],
+) -> None:
+    # An empty string is a reference of length 0 (the closest to a 1-token hypothesis); a
+    # None is no reference at all for that sentence.
+    ours = corpus_bleu(["a"], references)
+    theirs = sacrebleu.corpus_bleu(["a"], references)
+    assert_same_bleu(ours, theirs, "exp", None)

@@ -123,16 +123,20 @@ def test_runs_in_eval_mode_without_gradients_and_restores_the_mode() -> None:
 
 
 def test_batches_are_moved_to_the_device() -> None:
+    # "meta" tensors have no data: a batch reaches the meta device only if it is moved there.
     devices = []
 
     def nll_fn(model: nn.Module, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, int]:
         devices.append(batch["tokens"].device)
-        return lm_nll(model, (batch["tokens"], batch["tokens"]))
+        return torch.tensor(6.0), batch["tokens"].numel()
 
-    evaluate_perplexity(
-        EmbeddingLM(), [{"tokens": torch.ones(2, 3, dtype=torch.long)}], nll_fn, device="cpu"
-    )
-    assert devices == [torch.device("cpu")]
+    batch = {"tokens": torch.ones(2, 3, dtype=torch.long)}
+    value = evaluate_perplexity(EmbeddingLM(), [batch], nll_fn, device="meta")
+    assert devices == [torch.device("meta")]
+    assert value == pytest.approx(math.exp(1.0))
+    evaluate_perplexity(EmbeddingLM().to("meta"), [batch], nll_fn)  # default: the model's device
+    assert devices[-1] == torch.device("meta")
+    assert batch["tokens"].device == torch.device("cpu")  # the caller's batch is left alone
 
 
 def test_bad_input() -> None:

@@ -63,7 +63,7 @@ BAD_CALLS: list[tuple[str, Callable[[], object], str]] = [
     ),
     ("nonlinearity", lambda: RNN(3, 4, nonlinearity="gelu"), "'tanh' or 'relu'"),
     ("num_layers", lambda: LSTM(3, 4, num_layers=0), "num_layers must be a positive integer"),
-    ("dropout", lambda: GRU(3, 4, num_layers=2, dropout=1.5), "probability between 0 and 1"),
+    ("dropout", lambda: GRU(3, 4, num_layers=2, dropout=1.5), r"probability in \[0, 1\), got 1.5"),
     ("hidden_size", lambda: GRU(3, -1), "hidden_size must be a positive integer"),
 ]
 

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import pytest
 import torch
+import torch.nn.functional as F
 from hypothesis import given
 from hypothesis import strategies as st
 from torch.nn.utils.rnn import pad_sequence
 
+from coursekit.models.kv_cache import incremental_causal_mask
+from coursekit.models.scaled_dot_product import causal_allowed
+from coursekit.models.transformer_xl_layers import transformer_xl_mask
 from coursekit.text import causal_mask, pad_batch, padding_mask
 
-id_lists = st.lists(st.lists(st.integers(0, 50), min_size=0, max_size=7), min_size=1, max_size=6)
+id_lists = st.lists(st.lists(st.integers(0, 50), min_size=1, max_size=7), min_size=1, max_size=6)
 
 
 @given(id_lists, st.integers(-1, 3), st.booleans())
@@ -37,6 +41,14 @@ def test_pad_batch_rejects_bad_input() -> None:
         pad_batch([])
     with pytest.raises(ValueError, match="must be 1-D"):
         pad_batch([torch.zeros(2, 3, dtype=torch.long)])
+
+
+def test_pad_batch_refuses_empty_sequences_and_says_which_and_what_to_do() -> None:
+    with pytest.raises(ValueError) as error:
+        pad_batch([[], [1, 2], torch.tensor([], dtype=torch.long)])
+    message = str(error.value)
+    assert "empty sequences (length 0) at positions [0, 2]" in message
+    assert "drop the empty ones before batching" in message
 
 
 def test_padding_mask_marks_positions_past_each_length() -> None:
@@ -94,5 +106,35 @@ def test_causal_mask_in_attention_hides_the_future() -> None:
 
 
 def test_causal_mask_rejects_negative_size() -> None:
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match="size must be non-negative, got -1"):
         causal_mask(-1)
+    with pytest.raises(ValueError, match="offset must be non-negative, got -2"):
+        causal_mask(3, offset=-2)
+
+
+@pytest.mark.parametrize(
+    ("size", "key_length", "offset"), [(3, 5, 0), (3, 5, 2), (4, 2, 0), (1, 6, 5)]
+)
+def test_a_rectangular_causal_mask_is_the_upper_triangle_above_the_offset(
+    size: int, key_length: int, offset: int
+) -> None:
+    expected = torch.ones(size, key_length, dtype=torch.bool).triu(diagonal=offset + 1)
+    assert torch.equal(causal_mask(size, key_length=key_length, offset=offset), expected)
+
+
+@pytest.mark.parametrize(("size", "key_length"), [(3, 5), (5, 3), (4, 4)])
+def test_causal_mask_means_what_is_causal_means_in_torch_sdpa(size: int, key_length: int) -> None:
+    generator = torch.Generator().manual_seed(size * key_length)
+    q = torch.randn(2, size, 4, generator=generator, dtype=torch.float64)
+    k, v = (torch.randn(2, key_length, 4, generator=generator, dtype=torch.float64) for _ in "kv")
+    allowed = ~causal_mask(size, key_length=key_length)
+    torch.testing.assert_close(
+        F.scaled_dot_product_attention(q, k, v, attn_mask=allowed),
+        F.scaled_dot_product_attention(q, k, v, is_causal=True),
+    )
+
+
+def test_the_masks_of_chapters_5_and_7_are_causal_mask() -> None:
+    assert torch.equal(causal_allowed(3, 7, offset=4), ~causal_mask(3, key_length=7, offset=4))
+    assert torch.equal(incremental_causal_mask(3, 4), causal_mask(3, key_length=7, offset=4))
+    assert torch.equal(transformer_xl_mask(3, 4), causal_mask(3, key_length=7, offset=4))

@@ -84,7 +84,7 @@ def run_fit(run: dict[str, Any], loss_fn: Any, path: Path | None, **options: Any
         epochs=options.pop("epochs", 5),
         valid_batches=run["valid"],
         scheduler=run["scheduler"],
-        clip_grad_norm=1.0,
+        max_grad_norm=1.0,
         checkpoint_path=path,
         device="cpu",
         progress=False,
@@ -127,12 +127,31 @@ def test_resumed_run_equals_the_uninterrupted_run(tmp_path: Path, stopping: dict
     assert resumed["scheduler"].state_dict() == uninterrupted["scheduler"].state_dict()
 
 
-def test_resume_without_a_checkpoint_starts_from_scratch(tmp_path: Path) -> None:
+def test_resume_if_exists_without_a_checkpoint_starts_from_scratch(tmp_path: Path) -> None:
     seed_globals(1)
-    first = run_fit(build_run(), noisy_loss(), tmp_path / "fresh.pt", epochs=2, resume=True)
+    path = tmp_path / "fresh.pt"
+    first = run_fit(build_run(), noisy_loss(), path, epochs=2, resume="if-exists")
     seed_globals(1)
     second = run_fit(build_run(), noisy_loss(), None, epochs=2)
     assert first.to_dict() == second.to_dict()
+    assert load_checkpoint(path)["epoch"] == 2
+
+
+def test_resume_if_exists_with_a_checkpoint_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "run.pt"
+    finished = run_fit(build_run(), noisy_loss(), path, epochs=2)
+    resumed = run_fit(build_run(), noisy_loss(crash_at_step=1), path, epochs=2, resume="if-exists")
+    assert resumed.to_dict() == finished.to_dict()  # no step ran: the crash was never reached
+
+
+def test_resume_true_without_a_checkpoint_trains_nothing(tmp_path: Path) -> None:
+    run = build_run()
+    before = {name: tensor.clone() for name, tensor in run["model"].state_dict().items()}
+    with pytest.raises(FileNotFoundError, match="no checkpoint at .*missing.pt"):
+        run_fit(run, noisy_loss(), tmp_path / "missing.pt", resume=True)
+    for name, tensor in run["model"].state_dict().items():
+        assert torch.equal(tensor, before[name]), name
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_resuming_a_finished_run_trains_nothing(tmp_path: Path) -> None:
@@ -153,7 +172,7 @@ def test_resume_with_other_metrics_is_refused(tmp_path: Path) -> None:
             build_run(),
             noisy_loss(),
             tmp_path / "m.pt",
-            metrics={"one": lambda m, b: 1.0},
+            metrics={"one": lambda model: 1.0},
             resume=True,
         )
 

@@ -7,9 +7,9 @@ import math
 import pytest
 import torch
 from torch import nn
-from toy_regression import Batch, mse
+from toy_regression import Batch, fit_toy, mse
 
-from coursekit.train import clip_gradients, fit, global_grad_norm
+from coursekit.train import clip_gradients, global_grad_norm
 
 
 def manual_training(
@@ -32,16 +32,7 @@ def test_fit_clips_like_clip_grad_norm(train_batches: list[Batch]) -> None:
     ours = nn.Linear(3, 1)
     reference = nn.Linear(3, 1)
     reference.load_state_dict(ours.state_dict())
-    history = fit(
-        ours,
-        train_batches,
-        loss_fn=mse,
-        optimizer=torch.optim.SGD(ours.parameters(), lr=0.1),
-        epochs=2,
-        clip_grad_norm=0.5,
-        device="cpu",
-        progress=False,
-    )
+    history = fit_toy(ours, train_batches, epochs=2, max_grad_norm=0.5, device="cpu")
     expected_norms = manual_training(reference, train_batches, epochs=2, max_norm=0.5)
     assert history.grad_norm == pytest.approx(expected_norms, rel=1e-6)
     assert sum(norm > 0.5 for norm in history.grad_norm) >= 3  # clipping was active
@@ -53,16 +44,7 @@ def test_clipping_changes_the_result(train_batches: list[Batch]) -> None:
     def train(max_norm: float | None) -> torch.Tensor:
         torch.manual_seed(0)
         model = nn.Linear(3, 1)
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        fit(
-            model,
-            train_batches,
-            loss_fn=mse,
-            optimizer=optimizer,
-            epochs=1,
-            clip_grad_norm=max_norm,
-            progress=False,
-        )
+        fit_toy(model, train_batches, max_grad_norm=max_norm)
         return model.weight.detach().clone()
 
     assert not torch.equal(train(0.1), train(None))

@@ -7,15 +7,16 @@ from collections.abc import Callable
 import pytest
 import torch
 from torch import nn
-from toy_regression import Batch, mse
+from toy_regression import Batch, fit_toy
 
-from coursekit.train import EarlyStopping, fit
+from coursekit.train import EarlyStopping
 
 
 def scripted_metric(values: list[float], snapshots: list[torch.Tensor]) -> Callable[..., float]:
-    """A metric that returns the next scripted value and keeps a copy of the weights it saw."""
+    """A metric of the model that returns the next scripted value and keeps a copy of the weights
+    it saw."""
 
-    def metric(model: nn.Module, batches: list[Batch]) -> float:
+    def metric(model: nn.Module) -> float:
         snapshots.append(model.weight.detach().clone())
         return values[len(snapshots) - 1]
 
@@ -39,18 +40,16 @@ def test_stops_and_restores_the_best_weights(
     stop_epoch: int,
 ) -> None:
     snapshots: list[torch.Tensor] = []
-    history = fit(
+    history = fit_toy(
         model,
         train_batches,
-        loss_fn=mse,
-        optimizer=torch.optim.SGD(model.parameters(), lr=0.05),
+        lr=0.05,
         epochs=len(values),
         valid_batches=valid_batches,
         metrics={"score": scripted_metric(values, snapshots)},
         monitor="score",
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         early_stopping_patience=2,
-        progress=False,
     )
     assert history.stopped_early
     assert history.epochs == stop_epoch == len(snapshots)
@@ -59,39 +58,35 @@ def test_stops_and_restores_the_best_weights(
     assert not torch.equal(model.weight, snapshots[-1])
 
 
-def test_valid_loss_is_monitored_by_default(
+def test_val_loss_is_monitored_by_default(
     model: nn.Module, train_batches: list[Batch], valid_batches: list[Batch]
 ) -> None:
     # A learning rate this large makes SGD diverge, so the first epoch is the best one.
-    history = fit(
+    history = fit_toy(
         model,
         train_batches,
-        loss_fn=mse,
-        optimizer=torch.optim.SGD(model.parameters(), lr=1.5),
+        lr=1.5,
         epochs=10,
         valid_batches=valid_batches,
         early_stopping_patience=3,
-        progress=False,
     )
-    assert history.valid_loss[1] > history.valid_loss[0]
+    assert history.val_loss[1] > history.val_loss[0]
     assert history.best_epoch == 1 and history.stopped_early and history.epochs == 4
-    assert history.valid_loss[0] == min(history.valid_loss)
+    assert history.val_loss[0] == min(history.val_loss)
 
 
 def test_without_patience_the_last_weights_are_kept(
     model: nn.Module, train_batches: list[Batch], valid_batches: list[Batch]
 ) -> None:
     snapshots: list[torch.Tensor] = []
-    history = fit(
+    history = fit_toy(
         model,
         train_batches,
-        loss_fn=mse,
-        optimizer=torch.optim.SGD(model.parameters(), lr=0.05),
+        lr=0.05,
         epochs=4,
         valid_batches=valid_batches,
         metrics={"score": scripted_metric([4.0, 1.0, 2.0, 3.0], snapshots)},
         monitor="score",
-        progress=False,
     )
     assert history.best_epoch == 2 and not history.stopped_early
     assert torch.equal(model.weight, snapshots[-1])

@@ -1,0 +1,462 @@
+"""Chapter 5, Transformers: the graded questions of ``exercises/05-transformers.ipynb``.
+
+Questions 1-3 transcribe equations the chapter prints (masked scaled dot-product attention, the
+sinusoidal positional encoding, multi-head self-attention), graded against
+``coursekit.models.scaled_dot_product_attention``, ``sinusoidal_positional_encoding`` and
+``MultiHeadAttention`` (itself equal to ``torch.nn.MultiheadAttention``). Questions 4-6 ask for
+what the chapter describes without printing: one step of attention with a key-value cache, the
+fixed matrix that shifts a positional encoding by k positions, and a measurement of why the
+scores are divided by sqrt(d_k). The masks of question 1 follow
+``torch.nn.functional.scaled_dot_product_attention`` (True = may attend) and those of question
+3 follow ``torch.nn.MultiheadAttention`` (True = padding): the two conventions are opposite, and
+the cases punish reading one as the other. Numbers are float64, so the default tolerance is that
+of ``torch.testing.assert_close``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from coursekit.grading.bank.ch02 import float64_normal, torch_generator
+from coursekit.grading.questions import Case, Question, register
+from coursekit.models.attention import ScaledDotAttention
+from coursekit.models.kv_cache import extend_keys_values, incremental_causal_mask
+from coursekit.models.multihead_attention import MultiHeadAttention
+from coursekit.models.positional_encoding import (
+    SinusoidalPositionalEncoding,
+    positional_shift_matrix,
+    sine_cosine_indices,
+    sinusoid_frequencies,
+    sinusoidal_positional_encoding,
+)
+from coursekit.models.scaled_dot_product import (
+    attention,
+    causal_allowed,
+    scaled_dot_product_attention,
+    softmax_over_keys,
+)
+from coursekit.text import causal_mask, padding_mask
+
+#: The size of the noise in padded positions: a missing or inverted mask lets it in.
+PADDING_SCALE = 1000.0
+
+
+def _with_padding_noise(
+    generator: torch.Generator, tensor: Tensor, is_padding: Tensor, scale: float = PADDING_SCALE
+) -> Tensor:
+    """``tensor [B, ..., S, D]`` with N(0, scale^2) noise at the positions where ``is_padding``
+    ``[B, S]`` is True (broadcast over the dimensions between B and S)."""
+    noise = float64_normal(generator, *tensor.shape, scale=scale)
+    where = is_padding.view(is_padding.shape[0], *([1] * (tensor.dim() - 3)), -1, 1)
+    return torch.where(where, noise, tensor)
+
+
+# ch05.q1: masked scaled dot-product attention -----------------------------------------------
+
+
+def _masked_attention_reference(
+    query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None
+) -> tuple[Tensor, Tensor]:
+    """``softmax(Q K^T / sqrt(d_k))`` with the scores of keys where ``attn_mask`` is False set
+    to -inf before the softmax (a row with no allowed key gets zero weights), times V:
+    ``coursekit.models.scaled_dot_product_attention`` with ``need_weights=True``."""
+    output, weights = scaled_dot_product_attention(
+        query, key, value, attn_mask=attn_mask, need_weights=True
+    )
+    return output, weights
+
+
+def _causal_and_padding(lengths: list[int], steps: int) -> Tensor:
+    """``[B, 1, L, L]``, True where query i may attend key j: j <= i and j a real token."""
+    real = ~padding_mask(torch.tensor(lengths), max_len=steps)
+    return causal_allowed(steps, steps) & real[:, None, None, :]
+
+
+def _attention_case(
+    generator: torch.Generator,
+    batch: int,
+    heads: int,
+    queries: int,
+    keys: int,
+    d_k: int,
+    d_v: int,
+    mask: Tensor | None,
+    description: str,
+    padded_keys: Tensor | None = None,
+) -> Case:
+    """Q ``[B, h, L, d_k]``, K ``[B, h, S, d_k]``, V ``[B, h, S, d_v]`` drawn from N(0, 1), the
+    keys and values of ``padded_keys [B, S]`` replaced by noise of size ``PADDING_SCALE``."""
+    query = float64_normal(generator, batch, heads, queries, d_k)
+    key = float64_normal(generator, batch, heads, keys, d_k)
+    value = float64_normal(generator, batch, heads, keys, d_v)
+    if padded_keys is not None:
+        key = _with_padding_noise(generator, key, padded_keys)
+        value = _with_padding_noise(generator, value, padded_keys)
+    shape = "None" if mask is None else str(list(mask.shape))
+    return Case(
+        (query, key, value, mask),
+        description=f"{description}; B={batch}, h={heads}, L={queries}, S={keys}, d_k={d_k}, "
+        f"d_v={d_v}, mask {shape}",
+    )
+
+
+def _masked_attention_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch_generator(rng)
+    padded = "True = may attend; padded keys and values are noise of size 1000"
+    yield _attention_case(
+        generator, 2, 2, 5, 5, 4, 6, causal_allowed(5, 5),
+        "causal mask [L, S], broadcast over batch and heads; scale by sqrt(d_k), not sqrt(d_v)",
+    )  # fmt: skip
+    lengths = [6, 3, 4]
+    yield _attention_case(
+        generator, 3, 2, 3, 6, 5, 3, ~padding_mask(torch.tensor(lengths))[:, None, None, :],
+        f"cross-attention over keys of lengths {lengths}, mask [B, 1, 1, S]; {padded}",
+        padded_keys=padding_mask(torch.tensor(lengths)),
+    )  # fmt: skip
+    lengths = [5, 2]
+    yield _attention_case(
+        generator, 2, 3, 5, 5, 4, 4, _causal_and_padding(lengths, 5),
+        f"causal and padding (lengths {lengths}) in one mask; {padded}",
+        padded_keys=padding_mask(torch.tensor(lengths)),
+    )  # fmt: skip
+    lengths = [7, 4]
+    yield _attention_case(
+        generator, 2, 1, 4, 7, 64, 8, ~padding_mask(torch.tensor(lengths))[:, None, None, :],
+        f"d_k = 64: without 1/sqrt(d_k) the softmax is almost one-hot; {padded}",
+        padded_keys=padding_mask(torch.tensor(lengths)),
+    )  # fmt: skip
+    per_head = torch.rand(2, 2, 4, 6, generator=generator) < 0.6
+    per_head[..., 0] = True  # every query keeps a key
+    yield _attention_case(
+        generator, 2, 2, 4, 6, 3, 5, per_head,
+        "a different random mask per head [B, h, L, S], True = may attend",
+    )  # fmt: skip
+    no_key = causal_allowed(4, 6, offset=2).clone()
+    no_key[1] = False
+    yield _attention_case(
+        generator, 1, 2, 4, 6, 4, 4, no_key,
+        "query 1 may attend no key: its weights and output are 0 (not NaN, not uniform)",
+    )  # fmt: skip
+    lengths = [4, 1, 3]
+    yield _attention_case(
+        generator, 3, 4, 4, 4, 1, 2, _causal_and_padding(lengths, 4),
+        f"d_k = 1; causal and padding (lengths {lengths}); {padded}",
+        padded_keys=padding_mask(torch.tensor(lengths)),
+    )  # fmt: skip
+    yield _attention_case(generator, 2, 2, 3, 5, 6, 4, None, "attn_mask=None: no mask")
+
+
+register(
+    Question(
+        id="ch05.q1",
+        title="Masked scaled dot-product attention",
+        points=2,
+        answer_name="masked_attention",
+        reference=_masked_attention_reference,
+        make_cases=_masked_attention_cases,
+        forbidden=(
+            scaled_dot_product_attention,
+            attention,
+            softmax_over_keys,
+            ScaledDotAttention,
+            MultiHeadAttention,
+        ),
+        output_names=("output", "weights"),
+    )
+)
+
+
+# ch05.q2: the sinusoidal positional encoding ------------------------------------------------
+
+
+def _encoding_reference(num_positions: int, d_model: int, offset: int) -> Tensor:
+    """``PE(pos, 2i) = sin(pos / 10000^{2i/d})``, ``PE(pos, 2i+1) = cos(pos / 10000^{2i/d})`` for
+    ``pos = offset .. offset + num_positions - 1``, float64 ``[num_positions, d_model]``:
+    ``coursekit.models.sinusoidal_positional_encoding``."""
+    return sinusoidal_positional_encoding(
+        num_positions, d_model, offset=offset, dtype=torch.float64
+    )
+
+
+#: (positions, d_model, offset, what the case exercises)
+ENCODING_SETTINGS = [
+    (10, 8, 0, "10 positions, d=8: sines in the even features, cosines in the odd ones"),
+    (4, 2, 0, "d=2: a single frequency, 1"),
+    (6, 16, 100, "offset 100: positions 100 .. 105, where a cache continues"),
+    (3, 32, 5000, "positions near 5000: angles computed in float32 are off by about 1e-4"),
+    (1, 6, 7, "a single position, 7"),
+    (50, 4, 0, "50 positions, d=4"),
+    (5, 512, 0, "d_model=512, the paper's: the slowest wavelength is almost 10000 * 2 pi"),
+]
+
+
+def _encoding_cases(rng: random.Random) -> Iterator[Case]:
+    for positions, d_model, offset, about in ENCODING_SETTINGS:
+        yield Case((positions, d_model, offset), description=about)
+
+
+register(
+    Question(
+        id="ch05.q2",
+        title="The sinusoidal positional encoding",
+        points=1,
+        answer_name="sinusoidal_encoding",
+        reference=_encoding_reference,
+        make_cases=_encoding_cases,
+        forbidden=(
+            sinusoidal_positional_encoding,
+            SinusoidalPositionalEncoding,
+            sinusoid_frequencies,
+            sine_cosine_indices,
+        ),
+    )
+)
+
+
+# ch05.q3: multi-head self-attention ---------------------------------------------------------
+
+
+def _multi_head_reference(
+    x: Tensor,
+    in_proj_weight: Tensor,
+    in_proj_bias: Tensor,
+    out_proj_weight: Tensor,
+    out_proj_bias: Tensor,
+    num_heads: int,
+    key_padding_mask: Tensor,
+) -> tuple[Tensor, Tensor]:
+    """``Concat(head_1..head_h) W^O + b^O`` with ``head_i = softmax(Q_i K_i^T / sqrt(d_k) + M)
+    V_i`` and per-head weights ``[B, h, T, T]``: ``coursekit.models.MultiHeadAttention``
+    (batch first) holding ``torch.nn.MultiheadAttention``'s parameters, with
+    ``average_attn_weights=False``; ``key_padding_mask`` is True on padding."""
+    embed_dim = x.shape[-1]
+    module = MultiHeadAttention(embed_dim, num_heads, batch_first=True).double()
+    module.load_state_dict(
+        {
+            "in_proj_weight": in_proj_weight,
+            "in_proj_bias": in_proj_bias,
+            "out_proj.weight": out_proj_weight,
+            "out_proj.bias": out_proj_bias,
+        }
+    )
+    with torch.no_grad():
+        output, weights = module(
+            x, x, x, key_padding_mask, need_weights=True, average_attn_weights=False
+        )
+    assert weights is not None  # need_weights=True returns them
+    return output, weights
+
+
+#: (lengths, T, E, h, what the case exercises)
+MULTI_HEAD_SETTINGS = [
+    ([5, 3], 5, 8, 2, "2 heads of d_k = 4"),
+    ([6, 2, 4], 6, 12, 3, "3 heads of d_k = 4"),
+    ([3, 5], 5, 4, 4, "4 heads of d_k = 1"),
+    ([1, 4, 2], 4, 16, 4, "a sequence of length 1; 4 heads of d_k = 4"),
+    ([6, 1], 7, 6, 2, "padded beyond the longest sequence; 2 heads of d_k = 3"),
+    ([5], 7, 6, 1, "one head: d_k = E"),
+    ([4, 4], 4, 8, 4, "no padding; 4 heads of d_k = 2"),
+]
+
+
+def _multi_head_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch_generator(rng)
+    for lengths, steps, embed_dim, heads, about in MULTI_HEAD_SETTINGS:
+        mask = padding_mask(torch.tensor(lengths), max_len=steps)
+        x = _with_padding_noise(
+            generator, float64_normal(generator, len(lengths), steps, embed_dim), mask, 30.0
+        )
+        padded = "; padded tokens are noise of size 30" if bool(mask.any()) else ""
+        yield Case(
+            (
+                x,
+                float64_normal(generator, 3 * embed_dim, embed_dim, scale=embed_dim**-0.5),
+                float64_normal(generator, 3 * embed_dim, scale=0.1),
+                float64_normal(generator, embed_dim, embed_dim, scale=embed_dim**-0.5),
+                float64_normal(generator, embed_dim, scale=0.1),
+                heads,
+                mask,
+            ),
+            description=f"{about}: lengths {lengths}, T={steps}, E={embed_dim}; key_padding_mask "
+            f"True = padding{padded}",
+        )
+
+
+register(
+    Question(
+        id="ch05.q3",
+        title="Multi-head self-attention",
+        points=2,
+        answer_name="multi_head_self_attention",
+        reference=_multi_head_reference,
+        make_cases=_multi_head_cases,
+        forbidden=(MultiHeadAttention, nn.MultiheadAttention, F.multi_head_attention_forward),
+        output_names=("output", "weights"),
+    )
+)
+
+
+# ch05.q4: one step of attention with a key-value cache --------------------------------------
+
+
+def _cached_attention_reference(
+    x_new: Tensor, past_keys: Tensor, past_values: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor
+) -> tuple[Tensor, Tensor, Tensor]:
+    """``K = [K_past ; x_new W_k^T]``, ``V = [V_past ; x_new W_v^T]``, and the T new tokens
+    attend with ``Q = x_new W_q^T``: new token i, at position P + i, sees keys 0 .. P + i
+    (``coursekit.models.kv_cache`` and ``causal_allowed(T, P + T, offset=P)``)."""
+    keys, values = extend_keys_values((past_keys, past_values), x_new @ W_k.T, x_new @ W_v.T)
+    new_tokens, past_length = x_new.shape[1], past_keys.shape[1]
+    allowed = causal_allowed(new_tokens, past_length + new_tokens, offset=past_length)
+    output = scaled_dot_product_attention(x_new @ W_q.T, keys, values, attn_mask=allowed)
+    assert isinstance(output, Tensor)  # need_weights=False returns the output alone
+    return output, keys, values
+
+
+#: (B, P cached tokens, T new tokens, E, d, what the case exercises)
+CACHE_SETTINGS = [
+    (2, 4, 1, 6, 4, "one new token after 4 cached: it sees all 5 keys"),
+    (2, 0, 5, 6, 4, "an empty cache (P=0): a prompt of 5 tokens, plain causal attention"),
+    (3, 3, 4, 5, 3, "4 new tokens after 3 cached: new token i sees keys 0 .. 3 + i"),
+    (1, 6, 2, 4, 4, "2 new tokens after 6 cached"),
+    (2, 1, 3, 8, 2, "3 new tokens after 1 cached"),
+    (2, 2, 6, 4, 5, "6 new tokens after 2 cached"),
+    (3, 7, 1, 3, 3, "one new token after 7 cached"),
+]
+
+
+def _cache_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch_generator(rng)
+    for batch, past, new, embed_dim, head_dim, about in CACHE_SETTINGS:
+        yield Case(
+            (
+                float64_normal(generator, batch, new, embed_dim),
+                float64_normal(generator, batch, past, head_dim),
+                float64_normal(generator, batch, past, head_dim),
+                float64_normal(generator, head_dim, embed_dim),
+                float64_normal(generator, head_dim, embed_dim),
+                float64_normal(generator, head_dim, embed_dim),
+            ),
+            description=f"{about}; B={batch}, P={past}, T={new}, E={embed_dim}, d={head_dim}",
+        )
+
+
+register(
+    Question(
+        id="ch05.q4",
+        title="Attention with a key-value cache",
+        points=2,
+        answer_name="cached_attention",
+        reference=_cached_attention_reference,
+        make_cases=_cache_cases,
+        forbidden=(
+            extend_keys_values,
+            incremental_causal_mask,
+            causal_allowed,
+            causal_mask,
+            MultiHeadAttention,
+        ),
+        output_names=("output", "keys", "values"),
+    )
+)
+
+
+# ch05.q5: the matrix that shifts a positional encoding --------------------------------------
+
+
+def _shift_reference(k: int, d_model: int) -> Tensor:
+    """The ``[d, d]`` matrix ``M_k`` with ``PE(pos + k) = M_k PE(pos)`` for every ``pos`` (the
+    paper's interleaved layout): for each frequency w_i the pair (2i, 2i+1) is rotated by k w_i,
+    ``[[cos, sin], [-sin, cos]]``; ``coursekit.models.positional_shift_matrix``."""
+    return positional_shift_matrix(k, d_model, dtype=torch.float64)
+
+
+#: (k, d_model, what the case exercises)
+SHIFT_SETTINGS = [
+    (1, 8, "k=1, d=8"),
+    (5, 4, "k=5, d=4"),
+    (0, 6, "k=0: the identity"),
+    (-3, 8, "k=-3: a shift back, the inverse of M_3"),
+    (20, 16, "k=20, d=16"),
+    (2, 2, "d=2: one rotation by the angle k"),
+    (1000, 12, "k=1000: angles computed in float32 are off by about 1e-4"),
+]
+
+
+def _shift_cases(rng: random.Random) -> Iterator[Case]:
+    for k, d_model, about in SHIFT_SETTINGS:
+        yield Case((k, d_model), description=about)
+
+
+register(
+    Question(
+        id="ch05.q5",
+        title="The matrix that shifts a positional encoding",
+        points=1,
+        answer_name="shift_matrix",
+        reference=_shift_reference,
+        make_cases=_shift_cases,
+        forbidden=(positional_shift_matrix, sinusoid_frequencies, sine_cosine_indices),
+    )
+)
+
+
+# ch05.q6: why the scores are divided by sqrt(d_k) (a measurement) ---------------------------
+
+
+def _jacobian_norms(scores: Tensor) -> Tensor:
+    """``||diag(p) - p p^T||_F`` for each row ``p = softmax(scores)``: the Frobenius norm of
+    the softmax's Jacobian, written out as a matrix (the closed form ``sum p_i^2 - 2 sum p_i^3
+    + (sum p_i^2)^2`` cancels to a few digits when ``p`` is almost one-hot)."""
+    p = torch.softmax(scores, dim=-1)
+    jacobian = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return torch.linalg.matrix_norm(jacobian)
+
+
+def _gradient_norms_reference(queries: Tensor, keys: Tensor) -> tuple[float, float]:
+    """The mean over the N rows of ``||d softmax(e) / d e||_F`` for the scores ``e_n = K_n q_n
+    / sqrt(d_k)`` (scaled) and ``e_n = K_n q_n`` (unscaled); ``queries [N, d_k]``,
+    ``keys [N, S, d_k]``."""
+    scores = (keys @ queries.unsqueeze(-1)).squeeze(-1)  # [N, S]
+    scaled = _jacobian_norms(scores / math.sqrt(queries.shape[-1])).mean()
+    return float(scaled), float(_jacobian_norms(scores).mean())
+
+
+#: (d_k, what the case exercises)
+GRADIENT_SETTINGS = [
+    (1, "d_k = 1: scaling changes nothing"),
+    (4, "d_k = 4"),
+    (16, "d_k = 16"),
+    (64, "d_k = 64, the paper's: unscaled scores have a standard deviation of 8"),
+    (256, "d_k = 256"),
+    (1024, "d_k = 1024: the unscaled softmax is almost one-hot"),
+]
+
+
+def _gradient_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch_generator(rng)
+    rows, keys = 64, 8
+    for d_k, about in GRADIENT_SETTINGS:
+        yield Case(
+            (float64_normal(generator, rows, d_k), float64_normal(generator, rows, keys, d_k)),
+            description=f"{about}; N={rows} queries of {keys} keys, entries N(0, 1)",
+        )
+
+
+register(
+    Question(
+        id="ch05.q6",
+        title="Why the scores are divided by sqrt(d_k)",
+        points=1,
+        answer_name="softmax_gradient_norms",
+        reference=_gradient_norms_reference,
+        make_cases=_gradient_cases,
+        output_names=("scaled", "unscaled"),
+    )
+)

@@ -1,0 +1,93 @@
+"""BERT's pretraining objective and how to measure it (Chapter 6, BERT).
+
+The loss adds the two tasks' cross-entropies, the masked language model's over the chosen
+positions only and next sentence prediction's over the pairs:
+
+    L = -(1/|M|) sum_{t in M} log p(x_t | corrupted input) - (1/B) sum_b log p(is_next_b | [CLS]).
+
+Only the chosen positions M (15 % of the tokens) are predicted, so the output layer runs on
+those rows alone, not on every position. The accuracies have baselines: always guessing the
+most frequent token of the training data (the unigram guess) for the masked language model,
+and 50 % for next sentence prediction.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.pretrain.batches import PretrainingBatch
+from coursekit.pretrain.masking import IGNORE_INDEX
+from coursekit.runtime import evaluating, model_device, move_to_device
+from coursekit.train import PooledMetric
+
+
+def pretraining_logits(model: BertForPreTraining, batch: PretrainingBatch) -> tuple[Tensor, Tensor]:
+    """The MLM logits ``[|M|, V]`` at the chosen positions M and the NSP logits ``[B, 2]``."""
+    encoded = model.bert(batch.input_ids, batch.attention_mask, batch.token_type_ids)
+    chosen = batch.mlm_labels != IGNORE_INDEX
+    mlm_logits = model.cls.predictions(encoded.last_hidden_state[chosen])
+    return mlm_logits, model.cls.seq_relationship(encoded.pooler_output)
+
+
+def pretraining_loss(model: BertForPreTraining, batch: PretrainingBatch) -> Tensor:
+    """``L = L_MLM + L_NSP``: the mean cross-entropy of the chosen tokens plus that of the
+    IsNext / NotNext labels (Chapter 6, BERT).
+    """
+    mlm_logits, nsp_logits = pretraining_logits(model, batch)
+    mlm_loss = F.cross_entropy(mlm_logits, batch.mlm_labels[batch.mlm_labels != IGNORE_INDEX])
+    return mlm_loss + F.cross_entropy(nsp_logits, batch.nsp_labels)
+
+
+def mlm_counts(model: BertForPreTraining, batch: PretrainingBatch) -> tuple[Tensor, int]:
+    """(chosen tokens whose original the model ranks first, chosen tokens) of one batch."""
+    mlm_logits, _ = pretraining_logits(model, batch)
+    targets = batch.mlm_labels[batch.mlm_labels != IGNORE_INDEX]
+    return (mlm_logits.argmax(-1) == targets).sum(), len(targets)
+
+
+def nsp_counts(model: BertForPreTraining, batch: PretrainingBatch) -> tuple[Tensor, int]:
+    """(pairs whose IsNext / NotNext label the model gets right, pairs) of one batch."""
+    _, nsp_logits = pretraining_logits(model, batch)
+    return (nsp_logits.argmax(-1) == batch.nsp_labels).sum(), len(batch.nsp_labels)
+
+
+def pretraining_metrics() -> dict[str, PooledMetric]:
+    """``mlm_accuracy`` and ``nsp_accuracy`` as metrics of :func:`coursekit.train.fit`."""
+    return {"mlm_accuracy": PooledMetric(mlm_counts), "nsp_accuracy": PooledMetric(nsp_counts)}
+
+
+@torch.no_grad()
+def pretraining_accuracies(
+    model: BertForPreTraining, batches: Iterable[PretrainingBatch]
+) -> dict[str, float]:
+    """``mlm_accuracy`` (share of chosen tokens predicted right) and ``nsp_accuracy`` (share of
+    pairs classified right) over ``batches`` (Chapter 6, BERT).
+    """
+    device = model_device(model)
+    metrics = pretraining_metrics()
+    with evaluating(model):
+        for batch in batches:
+            for metric in metrics.values():
+                metric.update(model, move_to_device(batch, device))
+    return {name: metric.compute() for name, metric in metrics.items()}
+
+
+def unigram_baseline_accuracy(
+    token_counts: Counter[int], batches: Iterable[PretrainingBatch]
+) -> float:
+    """The masked-LM accuracy of always guessing the most frequent token of ``token_counts``
+    (the training data's unigram distribution), on the chosen tokens of ``batches``.
+    """
+    most_frequent = token_counts.most_common(1)[0][0]
+    right = total = 0
+    for batch in batches:
+        targets = batch.mlm_labels[batch.mlm_labels != IGNORE_INDEX]
+        right += int((targets == most_frequent).sum())
+        total += len(targets)
+    return right / max(1, total)

@@ -1,0 +1,92 @@
+"""The pretraining run: a resumed run ends exactly like an uninterrupted one; the command
+(``coursekit pretrain bert``) writes a float16 checkpoint with its metadata, from which every
+BERT model class loads its encoder."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from coursekit.cli import main
+from coursekit.models.bert import BertModel
+from coursekit.models.bert_heads import BertForMaskedLM, BertForPreTraining
+from coursekit.models.bert_tasks import (
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+)
+from coursekit.pretrain.bert_pretraining import PretrainingSettings, pretrain_bert, weights_sha256
+from coursekit.pretrain.checkpoint import load_pretrained, read_metadata
+from coursekit.train import load_checkpoint
+
+# Every step inside the warmup: the learning rate does not depend on the run's length.
+TINY = PretrainingSettings(
+    vocab_size=400, hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+    max_length=32, batch_size=4, steps_per_epoch=2, epochs=2, warmup_steps=100,
+    valid_batches=1, record_steps=1, use_wikitext2=False,
+)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_a_resumed_run_ends_like_an_uninterrupted_one(tmp_path: Path) -> None:
+    whole = pretrain_bert(TINY, device="cpu", progress=False)
+    checkpoint = tmp_path / "fit.pt"
+    first = pretrain_bert(
+        dataclasses.replace(TINY, epochs=1), checkpoint, device="cpu", progress=False
+    )
+    assert load_checkpoint(checkpoint)["epoch"] == 1
+    resumed = pretrain_bert(TINY, checkpoint, resume=True, device="cpu", progress=False)
+    assert weights_sha256(resumed.model) == weights_sha256(whole.model)
+    assert resumed.history.step_loss == whole.history.step_loss
+    assert first.history.step_loss == whole.history.step_loss[:2]
+    assert resumed.history.metrics == whole.history.metrics
+    assert first.first_steps == whole.first_steps == resumed.first_steps
+    assert whole.first_steps.weights_sha256 is not None
+
+
+def test_the_command_writes_a_checkpoint_every_model_class_loads(tmp_path: Path) -> None:
+    out = tmp_path / "tiny-bert.pt"
+    options = [
+        f"--{name.replace('_', '-')}={value}"
+        for name, value in dataclasses.asdict(TINY).items()
+        if not isinstance(value, bool) and value is not None
+    ]
+    argv = ["pretrain", "bert", *options, "--no-use-wikitext2", "--out", str(out), "--no-progress"]
+    assert main([*argv, "--device", "cpu"]) == 0
+    metadata = read_metadata(out)
+    assert json.loads(out.with_suffix(".json").read_text()) == metadata
+    assert metadata["command"].startswith("coursekit pretrain bert --vocab-size=400")
+    assert metadata["settings"] == dataclasses.asdict(TINY)
+    assert metadata["corpus"] == ["docs_corpus"]
+    assert [row["epoch"] for row in metadata["log"]] == [1, 2]
+    assert {"mlm_accuracy", "nsp_accuracy", "train_loss"} <= set(metadata["log"][0])
+    assert len(metadata["first_steps"]["losses"]) == 1
+    saved = torch.load(out, weights_only=True)
+    assert {tensor.dtype for tensor in saved["state_dict"].values()} == {torch.float16}
+    pretrained, tokenizer = load_pretrained(out)
+    ids = torch.tensor([tokenizer.encode("the object", "a class").ids])
+    for model_class in (
+        BertModel, BertForPreTraining, BertForMaskedLM, BertForSequenceClassification,
+        BertForTokenClassification, BertForQuestionAnswering,
+    ):  # fmt: skip
+        model, _ = load_pretrained(
+            out, model_class, num_labels=3 - (model_class is BertForQuestionAnswering)
+        )
+        encoder = model if model_class is BertModel else model.bert
+        for name, tensor in encoder.state_dict().items():
+            torch.testing.assert_close(tensor, pretrained.bert.state_dict()[name])
+        model.eval()(ids)
+    out.write_bytes(out.read_bytes() + b"x")
+    with pytest.raises(ValueError, match="does not match the SHA-256 in its metadata"):
+        load_pretrained(out)
