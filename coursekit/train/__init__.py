@@ -11,7 +11,12 @@ from __future__ import annotations
 from coursekit.runtime import evaluating, model_device, modes_restored, move_to_device
 from coursekit.train.batch_metrics import Metric, PooledMetric
 from coursekit.train.checkpoint import load_checkpoint, save_checkpoint
-from coursekit.train.clipping import clip_grad_norm, clip_gradients, global_grad_norm
+from coursekit.train.clipping import (
+    clip_grad_norm,
+    clip_gradients,
+    global_grad_norm,
+    rescale_to_norm,
+)
 from coursekit.train.early_stopping import EarlyStopping
 from coursekit.train.evaluation import evaluate, mean_batch_loss
 from coursekit.train.history import History
@@ -21,12 +26,11 @@ from coursekit.train.rng import capture_rng_state, data_generators, restore_rng_
 from coursekit.train.schedules import TransformerWarmupSchedule
 
 __all__ = [
-    "TransformerWarmupSchedule",
-    "label_smoothed_cross_entropy",
     "EarlyStopping",
     "History",
     "Metric",
     "PooledMetric",
+    "TransformerWarmupSchedule",
     "capture_rng_state",
     "clip_grad_norm",
     "clip_gradients",
@@ -35,11 +39,13 @@ __all__ = [
     "evaluating",
     "fit",
     "global_grad_norm",
+    "label_smoothed_cross_entropy",
     "load_checkpoint",
     "mean_batch_loss",
     "model_device",
     "modes_restored",
     "move_to_device",
+    "rescale_to_norm",
     "restore_rng_state",
     "save_checkpoint",
 ]
