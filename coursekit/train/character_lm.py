@@ -61,7 +61,7 @@ def sliding_windows(
     every ``stride``: inputs ``[n, context]`` and targets in which a target already scored by an
     earlier window is -100 (ignored), so that every target counts exactly once and, after the
     first window, with at least ``context - stride`` characters before it. The last window ends
-    at the end of the text. A text of at most ``context`` positions is one window.
+    at the end of the text. A text of at most ``context`` positions is one window (Chapter 5).
     """
     length = len(inputs)
     width = min(context, length)

@@ -13,9 +13,15 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
+from coursekit.viz.drawing import TEXT_COLUMN_WIDTH
+
 CELL_INCHES = 0.32  # side of one heat-map cell: 20 x 20 tokens stay readable
+SMALLEST_SHRINK = 0.5  # side by side, heat maps shrink at most to half of that
+COLOUR_BAR_INCHES = 1.0
+WEIGHT_LABEL = "attention weight alpha_{t,s}"
 
 
 def as_matrix(weights: torch.Tensor | np.ndarray, rows: int, columns: int) -> np.ndarray:
@@ -37,6 +43,25 @@ def heat_map_size(columns: int, rows: int) -> tuple[float, float]:
     return max(4.0, CELL_INCHES * columns + 1.5), max(3.0, CELL_INCHES * rows + 1.5)
 
 
+def draw_heat_map(
+    ax: Axes,
+    matrix: np.ndarray,
+    source_tokens: Sequence[str],
+    target_tokens: Sequence[str],
+    small_labels: bool = False,
+) -> AxesImage:
+    """The weights ``matrix [T, S]`` on ``ax``, tokens on the axes, colours from 0 to 1; the
+    tokens in 8-point type for more than 12 of them or when ``small_labels``.
+    """
+    image = ax.imshow(matrix, cmap="viridis", vmin=0.0, vmax=1.0, aspect="equal")
+    ax.set_xticks(range(len(source_tokens)), labels=list(source_tokens), rotation=90)
+    ax.set_yticks(range(len(target_tokens)), labels=list(target_tokens))
+    ax.tick_params(labelsize=8 if small_labels or max(matrix.shape) > 12 else 10)
+    ax.set_xlabel("source token s")
+    ax.set_ylabel("target token t")
+    return image
+
+
 def plot_attention(
     weights: torch.Tensor | np.ndarray,
     source_tokens: Sequence[str],
@@ -52,13 +77,8 @@ def plot_attention(
     if ax is None:
         size = heat_map_size(len(source_tokens), len(target_tokens))
         ax = Figure(figsize=size, layout="constrained").subplots()
-    image = ax.imshow(matrix, cmap="viridis", vmin=0.0, vmax=1.0, aspect="equal")
-    ax.set_xticks(range(len(source_tokens)), labels=list(source_tokens), rotation=90)
-    ax.set_yticks(range(len(target_tokens)), labels=list(target_tokens))
-    ax.tick_params(labelsize=8 if max(matrix.shape) > 12 else 10)
-    ax.set_xlabel("source token s")
-    ax.set_ylabel("target token t")
-    ax.figure.colorbar(image, ax=ax, label="attention weight alpha_{t,s}", shrink=0.8)
+    image = draw_heat_map(ax, matrix, source_tokens, target_tokens)
+    ax.figure.colorbar(image, ax=ax, label=WEIGHT_LABEL, shrink=0.8)
     if title:
         ax.set_title(title)
     return ax
@@ -98,16 +118,41 @@ def plot_attention_models(
     source_tokens: Sequence[str],
     target_tokens_by_model: Mapping[str, Sequence[str]],
 ) -> Figure:
-    """The heat maps of several models for the same source, side by side (Chapter 4)."""
+    """The heat maps of several models for the same source, with one colour bar (Chapter 4),
+    in the width of the book's text column: side by side, shrunk if need be, and on further
+    rows when one row would shrink them below SMALLEST_SHRINK (see :func:`heat_map_grid`).
+    """
     names = list(weights_by_model)
     rows = max(len(target_tokens_by_model[name]) for name in names)
     width, height = heat_map_size(len(source_tokens), rows)
-    figure = Figure(figsize=(len(names) * width, height), layout="constrained")
-    for ax, name in zip(np.atleast_1d(figure.subplots(1, len(names))), names, strict=True):
-        plot_attention(
-            weights_by_model[name], source_tokens, target_tokens_by_model[name], ax=ax, title=name
-        )
+    columns, shrink = heat_map_grid(len(names), width)
+    grid_rows = -(-len(names) // columns)
+    figure = Figure(
+        figsize=(columns * width * shrink + COLOUR_BAR_INCHES, grid_rows * height * shrink),
+        layout="constrained",
+    )
+    axes = list(figure.subplots(grid_rows, columns, squeeze=False).flat)
+    for ax, name in zip(axes, names, strict=False):
+        targets = target_tokens_by_model[name]
+        matrix = as_matrix(weights_by_model[name], len(targets), len(source_tokens))
+        image = draw_heat_map(ax, matrix, source_tokens, targets, small_labels=shrink < 1)
+        ax.set_title(name)
+    for unused in axes[len(names) :]:
+        figure.delaxes(unused)
+    figure.colorbar(image, ax=axes[: len(names)], label=WEIGHT_LABEL, shrink=0.8)
     return figure
+
+
+def heat_map_grid(count: int, panel_width: float) -> tuple[int, float]:
+    """``(columns, shrink)``: the most heat maps of ``panel_width`` inches per row (up to
+    ``count``) that fit beside the colour bar in the text column shrunk by at most
+    SMALLEST_SHRINK, and the shrink that makes them fit (1 when they fit as they are).
+    """
+    room = TEXT_COLUMN_WIDTH - COLOUR_BAR_INCHES
+    columns = count
+    while columns > 1 and room / (columns * panel_width) < SMALLEST_SHRINK:
+        columns -= 1
+    return columns, min(1.0, room / (columns * panel_width))
 
 
 def plot_bleu_by_length(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from coursekit.viz.bert import bert_finetuning_figure, bert_input_figure, bert_pretraining_figure
 from coursekit.viz.drawing import save_svg
 from coursekit.viz.recurrent import (
     gru_cell_figure,
@@ -20,12 +21,45 @@ from coursekit.viz.recurrent import (
     rnn_cell_figure,
     unrolled_rnn_figure,
 )
+from coursekit.viz.seq2seq import (
+    bahdanau_figure,
+    encoder_decoder_figure,
+    luong_figure,
+    pointer_figure,
+)
+from coursekit.viz.transformer import (
+    attention_masks_figure,
+    multi_head_figure,
+    residual_connections_figure,
+    scaled_dot_product_figure,
+    transformer_figure,
+)
+from coursekit.viz.transformer_xl import (
+    relative_attention_figure,
+    segment_recurrence_figure,
+    two_stream_figure,
+)
 
 FIGURES: dict[str, Callable[[], Figure]] = {
     "rnn-unrolled": unrolled_rnn_figure,
     "rnn-cell": rnn_cell_figure,
     "lstm-cell": lstm_cell_figure,
     "gru-cell": gru_cell_figure,
+    "encoder-decoder": encoder_decoder_figure,
+    "bahdanau-attention": bahdanau_figure,
+    "luong-attention": luong_figure,
+    "pointer-network": pointer_figure,
+    "scaled-dot-product-attention": scaled_dot_product_figure,
+    "multi-head-attention": multi_head_figure,
+    "transformer": transformer_figure,
+    "attention-masks": attention_masks_figure,
+    "residual-connections": residual_connections_figure,
+    "segment-recurrence": segment_recurrence_figure,
+    "relative-attention": relative_attention_figure,
+    "two-stream": two_stream_figure,
+    "bert-input": bert_input_figure,
+    "bert-pretraining": bert_pretraining_figure,
+    "bert-finetuning": bert_finetuning_figure,
 }
 """Each diagram of the book: the SVG file's name (without ``.svg``) and the function drawing it."""
 

@@ -58,6 +58,70 @@ PROMISED_LABELS = {
         "b_{hn}", r"W_{in}\,x_t", "b_{in}", "$H_{t-1}$", "$H_t$", "$x_t$", SIGMA, TANH, PRODUCT,
         SUM, ONE_MINUS, "reset after the product",
     ],
+    "encoder-decoder": [
+        "encoder", "decoder", "drei", "zwanzig", "twenty", "<sos>", "<eos>", "$h_3$", "$s_1$",
+        "$s_0 = v = h_3$", "thought vector",
+    ],
+    "bahdanau-attention": [
+        r"v^\top \tanh(W_q\, s_{t-1} + W_k\, h_i)", r"\mathrm{softmax}_i", r"c_t = \sum_i",
+        r"\mathrm{GRU}(s_{t-1}, [E\,y_{t-1}; c_t])", r"W_o\,[s_t; c_t; E\,y_{t-1}]", "$h_4$",
+        "query", "values", "keys and values",
+    ],
+    "luong-attention": [
+        r"\mathrm{score}(s_t, h_i)", "dot, general or concat", r"\tanh(W_c\,[c_t; s_t])",
+        r"\mathrm{softmax}(W_y\,\tilde{s}_t)", r"[E\,y_{t-1}; \tilde{s}_{t-1}]", "values",
+        "is fed to step",
+    ],
+    "pointer-network": [
+        "$e_1$", "$d_4$", "start", "7", "3", "9", "5", r"W_1 e_j + W_2 d_i", "points at an input",
+    ],
+    "scaled-dot-product-attention": [
+        r"$Q\,K^{\top}$", r"\sqrt{d_k}", "$+\\ M$", "mask (optional)", "softmax", r"$A\,V$",
+        "$Q$", "$K$", "$V$", "output",
+    ],
+    "multi-head-attention": [
+        "W_i^{Q}", "W_i^{K}", "W_i^{V}", "scaled dot-product attention", "h heads in parallel",
+        "Concat(head", "$W^O$", "MultiHead(Q, K, V)",
+    ],
+    "transformer": [
+        "input embedding", "output embedding", "outputs (shifted right)", r"\sqrt{d_{model}}",
+        "positional\nencoding", "self-attention", "masked (causal)", "encoder-decoder",
+        "feed forward", "Add & Norm", "N ×", "× N", "memory: keys and values", "linear",
+        "softmax", "output probabilities", SUM,
+    ],
+    "attention-masks": [
+        "no mask", "padding", "causal", "with a cache", "query i", "key j <= i", "key j <= i + 4",
+    ],
+    "residual-connections": [
+        "post-norm (the paper)", "pre-norm", "LayerNorm", "sublayer S", "dropout", "identity",
+        SUM, "$x$",
+    ],
+    "segment-recurrence": [
+        "vanilla: each segment alone", "Transformer-XL: segment + memory", "memory (SG)",
+        r"segment $\tau$", r"segment $\tau+1$", "$x$", "$h^1$", "$h^2$",
+    ],
+    "relative-attention": [
+        r"$\mathrm{SG}(m^{n-1})$", "$h^{n-1}$", "$R_{i-j}$", r"$\tilde{h} = [\mathrm{SG}(m) \circ h]$",
+        "$W_q$", "$W_{k,E}$", "$W_v$", "$W_{k,R}$", r"(q_i + u)^\top k_j", r"(q_i + v)^\top r_{i-j}",
+        "relative shift", "softmax", "LayerNorm", "$h^{n}$",
+    ],
+    "two-stream": [
+        "$h^{(m-1)}$", "$g^{(m-1)}$", "content mask", "query mask", "content stream",
+        "query stream", "same weights, two streams", r"$x_3 \to x_2 \to x_4 \to x_1$",
+    ],
+    "bert-input": [
+        "[CLS]", "[SEP]", "##ing", "token\nembeddings", "segment\nembeddings",
+        "position\nembeddings", "$E_A$", "$E_B$", "$E_{0}$", "$E_{8}$", "LayerNorm",
+    ],
+    "bert-pretraining": [
+        "[MASK]", "[CLS]", "$C$", "pooler", "NSP: IsNext / NotNext", "MLM: hairy", "(tied)",
+        "multi-head self-attention", "feed-forward network, GELU", "add & LayerNorm",
+    ],
+    "bert-finetuning": [
+        "sentence pair: entailment?", "single sentence: sentiment", "span question answering",
+        "token classification: entities", "class: $W\\,C + b$", r"start $S\cdot T_i$", "B-PER",
+        "pretrained BERT",
+    ],
 }  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from coursekit.viz.attention import (
     plot_attention_step,
     plot_bleu_by_length,
 )
+from coursekit.viz.drawing import TEXT_COLUMN_WIDTH
 
 
 def tick_labels(axis) -> list[str]:
@@ -79,6 +80,28 @@ def test_models_side_by_side_each_get_their_own_output_tokens() -> None:
     maps = [ax for ax in figure.axes if ax.get_images()]
     assert [ax.get_title() for ax in maps] == ["bahdanau", "luong"]
     assert tick_labels(maps[1].yaxis) == ["p", "q", "r", "s"]
+    assert len(figure.axes) == len(maps) + 1, "one colour bar for every model"
+
+
+def test_three_heat_maps_of_12_tokens_fit_the_book_column_on_two_rows() -> None:
+    source = [f"s{i}" for i in range(12)]
+    names = ("a", "b", "c")
+    figure = plot_attention_models(
+        {name: random_weights(10, 12) for name in names},
+        source,
+        {name: [f"t{i}" for i in range(10)] for name in names},
+    )
+    width, _ = figure.get_size_inches()
+    assert width <= TEXT_COLUMN_WIDTH
+    figure.canvas.draw()
+    maps = [ax for ax in figure.axes if ax.get_images()]
+    assert [ax.get_title() for ax in maps] == list(names)
+    assert [tick_labels(ax.xaxis) for ax in maps] == [source] * 3
+    rows = {round(ax.get_position().y0, 2) for ax in maps}
+    assert len(rows) == 2, "two maps per row, shrunk to about 60 %: three would be 41 %"
+    assert len(figure.axes) == len(maps) + 1, "one colour bar for every model"
+    cell = maps[0].get_window_extent().width / figure.dpi / len(source)
+    assert cell >= 0.5 * 0.32 * 0.9  # at most shrunk by half, give or take the layout
 
 
 def test_bleu_by_length_draws_one_coloured_line_per_model_with_a_legend() -> None:

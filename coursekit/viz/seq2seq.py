@@ -1,0 +1,219 @@
+"""Diagrams of sequence-to-sequence models and attention (Chapter 4, Seq2seq and attention): the
+encoder-decoder without attention, one decoder step of Bahdanau's and of Luong's attention, and
+the pointer network.
+
+Blue boxes are tokens read, green ones tokens produced, pale yellow ones states, yellow ones the
+attention (scores and softmax), grey ones affine maps and sums, purple ones recurrent updates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+
+from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, Box, Diagram
+from coursekit.viz.shapes import Point
+
+TOKEN_SIZE = (0.92, 0.38)
+STATE_SIZE = (0.56, 0.38)
+ENCODER_STATES = 4
+SOURCE_WORDS = ("drei", "und", "zwanzig")
+TARGET_WORDS = ("twenty", "three", "<eos>")
+POINTER_INPUTS = ("7", "3", "9", "5")
+
+
+def token(
+    diagram: Diagram, center: Point, text: str, kind: str = "input", width: float = TOKEN_SIZE[0]
+) -> Box:
+    """A token read (``"input"``) or produced (``"output"``), in a box of one height."""
+    return diagram.box(center, text, kind, width=width, height=TOKEN_SIZE[1])
+
+
+def state(diagram: Diagram, center: Point, text: str) -> Box:
+    """A recurrent state h_i, s_t or d_i, in a box of one size."""
+    return diagram.box(center, text, "state", width=STATE_SIZE[0], height=STATE_SIZE[1])
+
+
+def recurrent_row(
+    diagram: Diagram, xs: Sequence[float], y: float, names: Sequence[str], first: Box | None
+) -> list[Box]:
+    """States at ``xs`` on row ``y``, each passing itself to the next (from ``first`` if given)."""
+    boxes = [state(diagram, (x, y), name) for x, name in zip(xs, names, strict=True)]
+    for before, after in zip([first, *boxes[:-1]], boxes, strict=True):
+        if before is not None:
+            diagram.arrow(before, after)
+    return boxes
+
+
+def encoder_decoder_figure() -> Figure:
+    """The encoder-decoder without attention (Sutskever et al. 2014; Cho et al. 2014): the
+    encoder reads x_1..x_S into h_1..h_S, the decoder starts from the thought vector
+    s_0 = v = h_S and models P(y_t | y_<t, x) one token at a time, reading <sos> and then the
+    previous target token (the true one with teacher forcing, its own when it generates)."""
+    diagram = Diagram(7.4, 3.7)
+    token_y, state_y, output_y = 0.62, 1.62, 2.62
+    diagram.frame((0.1, 0.22), (3.05, 2.2), "encoder")
+    diagram.frame((3.95, 0.22), (7.3, 3.2), "decoder")
+    encoder_xs = (0.6, 1.575, 2.55)
+    decoder_xs = (4.55, 5.65, 6.75)
+    sources = [
+        token(diagram, (x, token_y), word) for x, word in zip(encoder_xs, SOURCE_WORDS, strict=True)
+    ]
+    encoder = recurrent_row(diagram, encoder_xs, state_y, ["$h_1$", "$h_2$", "$h_3$"], None)
+    for source, encoded in zip(sources, encoder, strict=True):
+        diagram.arrow(source, encoded)
+    inputs = ("<sos>", *TARGET_WORDS[:-1])
+    read = [token(diagram, (x, token_y), word) for x, word in zip(decoder_xs, inputs, strict=True)]
+    decoder = recurrent_row(diagram, decoder_xs, state_y, ["$s_1$", "$s_2$", "$s_3$"], None)
+    diagram.arrow(encoder[-1], decoder[0], label="$s_0 = v = h_3$", label_side="top")
+    for word, decoded, x in zip(TARGET_WORDS, decoder, decoder_xs, strict=True):
+        produced = token(diagram, (x, output_y), word, "output")
+        diagram.arrow(decoded, produced)
+    for word_read, decoded in zip(read, decoder, strict=True):
+        diagram.arrow(word_read, decoded)
+    diagram.label(
+        (1.9, 2.75),
+        "the thought vector $v$: the whole\nsource in one fixed-size vector",
+        fontsize=CAPTION_FONT_SIZE,
+    )
+    diagram.label(
+        (5.65, 3.45), "reads <sos>, then the previous target word", fontsize=CAPTION_FONT_SIZE
+    )
+    return diagram.figure
+
+
+def attention_column(diagram: Diagram, x: float, score: str, caption: str) -> tuple[Box, Box]:
+    """The encoder states h_1..h_4 (keys and values) under a column that scores them against a
+    query, normalises the scores and sums the values: returns the score and context boxes."""
+    spacing = 0.78
+    first = x - spacing * (ENCODER_STATES - 1) / 2
+    keys = [
+        state(diagram, (first + spacing * i, 0.62), f"$h_{i + 1}$") for i in range(ENCODER_STATES)
+    ]
+    diagram.label(
+        (x, 0.17), "encoder states: keys and values", fontsize=CAPTION_FONT_SIZE, color=FRAME_INK
+    )
+    scores = diagram.box((x, 1.55), score, "attention", caption=caption, width=3.3)
+    for key in keys:
+        diagram.arrow(key, (key.center[0], scores.port("bottom")[1]))
+    weights = diagram.box(
+        (x, 2.5), r"$\alpha_{t,i} = \mathrm{softmax}_i\,(e_{t,i})$", "attention", width=3.3
+    )
+    context = diagram.box((x, 3.4), r"$c_t = \sum_i \alpha_{t,i}\, h_i$", "linear", width=3.3)
+    diagram.arrow(scores, weights)
+    diagram.arrow(weights, context)
+    values_x = x + 1.95
+    diagram.arrow(
+        keys[-1],
+        context,
+        via=[(values_x, keys[-1].center[1]), (values_x, context.center[1])],
+        label="values",
+        label_at=0.5,
+    )
+    return scores, context
+
+
+def bahdanau_figure() -> Figure:
+    """One step of Bahdanau's decoder (Bahdanau et al. 2015): the previous state s_{t-1} scores
+    every encoder state, e_{t,i} = v^T tanh(W_q s_{t-1} + W_k h_i); alpha_t = softmax(e_t);
+    c_t = sum_i alpha_{t,i} h_i enters the recurrent update s_t = GRU(s_{t-1}, [E y_{t-1}; c_t])
+    and the output P(y_t) = softmax(W_o [s_t; c_t; E y_{t-1}])."""
+    diagram = Diagram(7.4, 4.95)
+    scores, context = attention_column(
+        diagram,
+        4.85,
+        r"$e_{t,i} = v^\top \tanh(W_q\, s_{t-1} + W_k\, h_i)$",
+        "additive score, for every i",
+    )
+    previous = state(diagram, (1.55, 1.55), "$s_{t-1}$")
+    diagram.arrow(previous, scores, label="query", label_side="top")
+    update = diagram.box(
+        (1.55, 3.4), r"$s_t = \mathrm{GRU}(s_{t-1}, [E\,y_{t-1}; c_t])$", "tanh", width=2.8
+    )
+    diagram.arrow(previous, update)
+    diagram.arrow(context, update, label="$c_t$", label_side="top")
+    output = diagram.box(
+        (1.55, 4.3), r"$\mathrm{softmax}(W_o\,[s_t; c_t; E\,y_{t-1}])$", "output", width=2.8
+    )
+    diagram.arrow(update, output, label="$s_t$", label_side="left")
+    diagram.label((0.5, 2.3), "$E\\,y_{t-1}$")
+    diagram.arrow((0.5, 2.48), (0.5, update.port("bottom")[1]))
+    diagram.label(
+        (4.85, 4.3), "scores from $s_{t-1}$:\nlook, then update", fontsize=CAPTION_FONT_SIZE
+    )
+    return diagram.figure
+
+
+def luong_figure() -> Figure:
+    """One step of Luong's decoder (Luong et al. 2015): s_t = RNN(s_{t-1}, [E y_{t-1};
+    s~_{t-1}]) first; then e_{t,i} = score(s_t, h_i), alpha_t = softmax(e_t),
+    c_t = sum_i alpha_{t,i} h_i, the attentional state s~_t = tanh(W_c [c_t; s_t]) and
+    P(y_t) = softmax(W_y s~_t); s~_t is fed to the next step (input feeding)."""
+    diagram = Diagram(7.4, 4.95)
+    scores, context = attention_column(
+        diagram, 4.85, r"$e_{t,i} = \mathrm{score}(s_t, h_i)$", "dot, general or concat"
+    )
+    update = diagram.box(
+        (1.55, 1.55), r"$s_t = \mathrm{RNN}(s_{t-1}, [E\,y_{t-1}; \tilde{s}_{t-1}])$", "tanh",
+        width=2.9,
+    )  # fmt: skip
+    diagram.arrow(update, scores, label="$s_t$", label_side="top", label_at=0.55)
+    for x, name in ((0.55, "$s_{t-1}$"), (1.55, "$E\\,y_{t-1}$"), (2.55, r"$\tilde{s}_{t-1}$")):
+        diagram.label((x, 0.62), name)
+        diagram.arrow((x, 0.8), (x, update.port("bottom")[1]))
+    attentional = diagram.box(
+        (1.55, 3.4), r"$\tilde{s}_t = \tanh(W_c\,[c_t; s_t])$", "tanh", width=2.9
+    )
+    diagram.arrow(context, attentional, label="$c_t$", label_side="top")
+    diagram.arrow(update, attentional, label="$s_t$", label_side="left")
+    output = diagram.box((1.55, 4.3), r"$\mathrm{softmax}(W_y\,\tilde{s}_t)$", "output", width=2.9)
+    diagram.arrow(attentional, output)
+    diagram.label(
+        (4.85, 4.3),
+        "scores from $s_t$: update, then look;\n" r"$\tilde{s}_t$ is fed to step $t+1$",
+        fontsize=CAPTION_FONT_SIZE,
+    )
+    return diagram.figure
+
+
+def pointer_figure() -> Figure:
+    """A pointer network sorting 7 3 9 5 (Vinyals et al. 2015): the encoder reads the inputs
+    into e_1..e_n; at output step i the decoder state d_i scores every input position,
+    u^i_j = v^T tanh(W_1 e_j + W_2 d_i), and softmax_j(u^i) is the output distribution: the
+    output is a position of the input, and the decoder reads the input it pointed at."""
+    diagram = Diagram(7.4, 3.55)
+    token_y, state_y = 0.75, 1.6
+    encoder_xs = (0.55, 1.35, 2.15, 2.95)
+    decoder_xs = (4.2, 5.0, 5.8, 6.6)
+    diagram.frame((0.1, 0.4), (3.4, 2.0))
+    diagram.frame((3.75, 0.4), (7.3, 2.0))
+    names = [f"$e_{j + 1}$" for j in range(len(encoder_xs))]
+    encoder = recurrent_row(diagram, encoder_xs, state_y, names, None)
+    for x, value, encoded in zip(encoder_xs, POINTER_INPUTS, encoder, strict=True):
+        diagram.arrow(token(diagram, (x, token_y), value, width=0.66), encoded)
+    order = sorted(range(len(POINTER_INPUTS)), key=lambda j: int(POINTER_INPUTS[j]))
+    reads = ["start", *(POINTER_INPUTS[j] for j in order[:-1])]
+    names = [f"$d_{i + 1}$" for i in range(len(decoder_xs))]
+    decoder = recurrent_row(diagram, decoder_xs, state_y, names, encoder[-1])
+    for x, value, decoded in zip(decoder_xs, reads, decoder, strict=True):
+        diagram.arrow(token(diagram, (x, token_y), value, width=0.66), decoded)
+    for i, (decoded, chosen) in enumerate(zip(decoder, order, strict=True)):
+        target = encoder[chosen]
+        diagram.arrow(
+            decoded.port("top", 0.5), target.port("top", 0.5), bend=0.3 - 0.03 * i, dashed=True
+        )
+    diagram.label(
+        (3.7, 3.3),
+        r"$P(C_i = j) = \mathrm{softmax}_j\,(v^\top \tanh(W_1 e_j + W_2 d_i))$: each step "
+        "points at an input",
+        fontsize=CAPTION_FONT_SIZE,
+    )
+    diagram.label((1.75, 0.2), "encoder", fontsize=CAPTION_FONT_SIZE, color=FRAME_INK)
+    diagram.label(
+        (5.5, 0.2),
+        "decoder: reads the input it pointed at last",
+        fontsize=CAPTION_FONT_SIZE,
+        color=FRAME_INK,
+    )
+    return diagram.figure

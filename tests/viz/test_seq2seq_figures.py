@@ -1,0 +1,125 @@
+"""The diagrams of Chapter 4 (coursekit.viz.seq2seq) draw what the models compute: the thought
+vector is the only path from the encoder to the decoder, Bahdanau's step scores with s_{t-1}
+before the update and Luong's with s_t after it, and the pointer network points at the inputs
+in sorted order. (tests/viz/test_diagrams.py checks their size, type and labels.)
+"""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+
+from coursekit.viz.diagrams import FIGURES
+from coursekit.viz.drawing import INK, PALETTE
+from coursekit.viz.inspection import DrawnArrow, drawn_arrows, drawn_nodes
+from coursekit.viz.seq2seq import (
+    POINTER_INPUTS,
+    bahdanau_figure,
+    encoder_decoder_figure,
+    luong_figure,
+    pointer_figure,
+)
+
+CHAPTER_FIGURES = {
+    "encoder-decoder": encoder_decoder_figure,
+    "bahdanau-attention": bahdanau_figure,
+    "luong-attention": luong_figure,
+    "pointer-network": pointer_figure,
+}
+
+
+@pytest.fixture(scope="module")
+def figures() -> dict[str, Figure]:
+    return {name: draw() for name, draw in CHAPTER_FIGURES.items()}
+
+
+def node_feeds(figure: Figure) -> set[tuple[str, str]]:
+    """(first line of the source node, first line of the target node) of every solid arrow."""
+    return {
+        (arrow.source.text.split("\n")[0], arrow.target.text.split("\n")[0])
+        for arrow in drawn_arrows(figure)
+        if arrow.source and arrow.target and not arrow.dashed
+    }
+
+
+def first_line_containing(figure: Figure, fragment: str) -> str:
+    (found,) = {
+        node.text.split("\n")[0]
+        for node in drawn_nodes(figure)
+        if fragment in node.text.split("\n")[0]
+    }
+    return found
+
+
+def nodes_named(figure: Figure, **fragments: str) -> dict[str, str]:
+    """The first line of the one node containing each fragment, by the role it plays."""
+    return {role: first_line_containing(figure, fragment) for role, fragment in fragments.items()}
+
+
+def test_the_chapter_registers_its_figures() -> None:
+    assert {name: FIGURES[name] for name in CHAPTER_FIGURES} == CHAPTER_FIGURES
+
+
+def test_the_thought_vector_is_the_only_path_from_encoder_to_decoder(figures) -> None:
+    feeds = node_feeds(figures["encoder-decoder"])
+    encoder = {"$h_1$", "$h_2$", "$h_3$"}
+    decoder = {"$s_1$", "$s_2$", "$s_3$"}
+    crossing = {(a, b) for a, b in feeds if a in encoder and b in decoder}
+    assert crossing == {("$h_3$", "$s_1$")}
+    assert {("<sos>", "$s_1$"), ("$s_1$", "twenty"), ("twenty", "$s_2$")} <= feeds
+    assert ("$s_3$", "<eos>") in feeds
+
+
+STEP_ROLES = {
+    "bahdanau-attention": dict(
+        score="W_q", weights=r"\mathrm{softmax}_i", context=r"c_t = \sum_i", update="GRU",
+        output="W_o",
+    ),
+    "luong-attention": dict(
+        update="RNN", score=r"\mathrm{score}", weights=r"\mathrm{softmax}_i",
+        context=r"c_t = \sum_i", attentional="W_c", output="W_y",
+    ),
+}  # fmt: skip
+STEP_EDGES = {  # Bahdanau: look with s_{t-1}, then update; Luong: update, then look with s_t
+    "bahdanau-attention": [
+        ("$s_{t-1}$", "score"), ("$s_{t-1}$", "update"), ("score", "weights"),
+        ("weights", "context"), ("context", "update"), ("update", "output"), ("$h_4$", "context"),
+        *[(f"$h_{i}$", "score") for i in range(1, 5)],
+    ],
+    "luong-attention": [
+        ("update", "score"), ("score", "weights"), ("weights", "context"),
+        ("update", "attentional"), ("context", "attentional"), ("attentional", "output"),
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(STEP_ROLES))
+def test_each_decoder_step_is_wired_as_its_equations(figures, name) -> None:
+    roles = nodes_named(figures[name], **STEP_ROLES[name])
+    wanted = {(roles.get(a, a), roles.get(b, b)) for a, b in STEP_EDGES[name]}
+    assert wanted - node_feeds(figures[name]) == set()
+
+
+def test_luongs_update_reads_only_the_inputs_below_it(figures) -> None:
+    update = first_line_containing(figures["luong-attention"], "RNN")
+    assert not [a for a, b in node_feeds(figures["luong-attention"]) if b == update]
+
+
+def test_the_pointer_network_points_at_the_inputs_in_sorted_order(figures) -> None:
+    figure = figures["pointer-network"]
+    pointers: list[DrawnArrow] = [arrow for arrow in drawn_arrows(figure) if arrow.dashed]
+    chosen = {
+        arrow.source.text: arrow.target.text
+        for arrow in pointers
+        if arrow.source is not None and arrow.target is not None
+    }
+    order = sorted(range(len(POINTER_INPUTS)), key=lambda j: int(POINTER_INPUTS[j]))
+    assert chosen == {f"$d_{i + 1}$": f"$e_{j + 1}$" for i, j in enumerate(order)}
+    assert all(arrow.color == to_hex(INK) for arrow in pointers)
+    state_fill = {
+        to_hex(node.patch.get_facecolor())
+        for node in drawn_nodes(figure)
+        if node.text.startswith(("$e_", "$d_"))
+    }
+    assert state_fill == {PALETTE["state"]}
