@@ -77,6 +77,24 @@ def test_exercises_page_links_every_exercise() -> None:
         assert f"blob/main/exercises/{path.name}" in page
 
 
+LONGEST_VISIBLE_CELL = 25
+"""Lines of the longest code cell a chapter may show unfolded (DESIGN.md 8: prose leads)."""
+FOLDING_TAGS = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.name)
+def test_no_visible_code_cell_is_longer_than_a_screen(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    too_long = [
+        (index, len(cell.source.splitlines()))
+        for index, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code"
+        and not FOLDING_TAGS & set(cell.metadata.get("tags", []))
+        and len(cell.source.splitlines()) > LONGEST_VISIBLE_CELL
+    ]
+    assert not too_long, f"(cell, lines) over {LONGEST_VISIBLE_CELL} lines: fold or split {too_long}"
+
+
 CHECKED_TAG = "nbval-check-output"
 VERDICT_START = re.compile(r"^(claim|parity|check): ")
 VERDICT_END = re.compile(r": (True|False)$")
