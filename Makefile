@@ -14,7 +14,7 @@ PROFILE ?= ci
 export PYTHONHASHSEED := 0
 
 .PHONY: help venv doctor book book-check execute test test-python test-notebooks test-exercises \
-        test-legacy lint assign figures benchmark clean
+        test-legacy test-seeds lint assign figures benchmark clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -65,6 +65,9 @@ test-notebooks: venv  ## nbval over the book and the solutions (PROFILE=ci by de
 test-exercises: venv  ## student notebooks report "not implemented"; the grader gives solutions full marks, exercises zero
 	COURSEKIT_PROFILE=ci $(BIN)/python -m coursekit.grading.selfcheck exercises/
 	$(BIN)/coursekit grade --validate solutions/ --jobs $(JOBS)
+
+test-seeds: venv  ## every chapter in the ci profile under COURSEKIT_SEED=0..4: a table of claims x seeds (not in make test)
+	OMP_NUM_THREADS=1 $(BIN)/python -m coursekit.book seeds book/[0-9]*.ipynb --jobs $(JOBS)
 
 $(LEGACY_BIN)/.installed: tests/legacy/requirements.txt
 	@test -x $(LEGACY_BIN)/python || $(PYTHON) -m venv $(LEGACY_VENV)

@@ -3,12 +3,15 @@
 ``python -m coursekit.book check book`` validates the book with Jupyter Book 2 and a stub theme
 (the real theme is downloaded at build time, which needs a network); ``python -m coursekit.book
 execute book/01-text.ipynb ...`` re-executes chapters and stores their outputs in the normalised
-form of :mod:`coursekit.notebooks`.
+form of :mod:`coursekit.notebooks`; ``python -m coursekit.book seeds book/0*.ipynb`` executes
+each chapter in the ci profile under ``COURSEKIT_SEED`` = 0..4 (without storing anything) and
+prints a table of every claim on every seed (``make test-seeds``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import socket
@@ -17,11 +20,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 
+from coursekit.config import PROFILE_VARIABLE, SEED_VARIABLE
 from coursekit.notebooks import normalise
+from coursekit.verdicts import verdicts_in
 
 THEME_HOST = ("api.mystmd.org", 443)
 STUB_THEME = "_build/templates/site/myst/book-theme/template.yml"
@@ -59,6 +65,52 @@ def execute(paths: Sequence[Path], timeout: int = 600) -> dict[Path, float]:
         nbformat.write(normalise(notebook), path)
         print(f"executed {path} in {seconds[path]:.1f} s", flush=True)
     return seconds
+
+
+def claims_under_shift(path: Path, shift: int, timeout: int = 600) -> dict[str, bool]:
+    """Execute a copy of the chapter at ``path`` in the ci profile with ``COURSEKIT_SEED=shift``
+    and return each claim it printed (the statement, without its verdict) and whether it held.
+    A chapter that raises counts as one failed claim named after the error.
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    notebook = nbformat.read(path, as_version=4)
+    environment = {**os.environ, PROFILE_VARIABLE: "ci", SEED_VARIABLE: str(shift)}
+    client = NotebookClient(
+        notebook, timeout=timeout, kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )  # fmt: skip
+    try:
+        client.execute(env=environment)
+    except CellExecutionError as error:
+        return {f"the chapter runs to the end ({error.ename}: {error.evalue[:80]})": False}
+    printed = "".join(
+        "".join(output.get("text", ""))
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+    )
+    lines = [line for line in verdicts_in(printed) if line.startswith("claim: ")]
+    return {line[len("claim: ") : line.rindex(": ")]: line.endswith(": True") for line in lines}
+
+
+def seed_table(paths: Sequence[Path], shifts: Sequence[int], jobs: int = 2) -> int:
+    """Print chapter x claim x seed shift (``make test-seeds``); 1 if any claim failed."""
+    runs = [(path, shift) for path in paths for shift in shifts]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = dict(zip(runs, pool.map(lambda run: claims_under_shift(*run), runs), strict=True))
+    failed = 0
+    print(f"{'COURSEKIT_SEED':>14}  " + " ".join(f"{shift:>5}" for shift in shifts) + "  claim")
+    for path in paths:
+        print(path.name)
+        claims = list(dict.fromkeys(c for shift in shifts for c in results[path, shift]))
+        for claim in claims:
+            cells = [results[path, shift].get(claim) for shift in shifts]
+            failed += sum(cell is not True for cell in cells)
+            marks = " ".join(f"{'-' if c is None else 'True' if c else 'FALSE':>5}" for c in cells)
+            print(f"{'':>14}  {marks}  {claim}")
+    print(f"{failed} claim runs failed or missing" if failed else "every claim held on every seed")
+    return 1 if failed else 0
 
 
 def check(book_dir: Path) -> int:
@@ -129,11 +181,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_parser.add_argument("book_dir", type=Path)
     execute_parser = commands.add_parser("execute", help="execute notebooks and store outputs")
     execute_parser.add_argument("notebooks", type=Path, nargs="+")
+    seeds_parser = commands.add_parser("seeds", help="every claim under COURSEKIT_SEED=0..4")
+    seeds_parser.add_argument("notebooks", type=Path, nargs="+")
+    seeds_parser.add_argument("--shifts", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    seeds_parser.add_argument("--jobs", type=int, default=2, help="chapters run at once")
     args = parser.parse_args(argv)
     if args.command == "online":
         return 0 if online() else 1
     if args.command == "check":
         return check(args.book_dir)
+    if args.command == "seeds":
+        return seed_table(args.notebooks, args.shifts, args.jobs)
     execute(args.notebooks)
     return 0
 

@@ -63,16 +63,17 @@ def grade_extra_imports(command: str) -> Iterator[None]:
 
 
 def doctor() -> int:
-    """Print what the course sees: versions, device, profile, data cache, Colab or not.
+    """Print what the course sees: versions, device, profile, seed shift, data cache, Colab.
 
-    A setting the course cannot use (``COURSEKIT_PROFILE=fast``, ``COURSEKIT_DEVICE=gpu``) is
+    A setting the course cannot use (``COURSEKIT_PROFILE=fast``, ``COURSEKIT_DEVICE=gpu``,
+    ``COURSEKIT_SEED=-1``) is
     reported on its line with what to set instead, the other lines are still printed, and the
     exit status is 1.
     """
     import torch
 
     from coursekit import get_device
-    from coursekit.config import current_profile
+    from coursekit.config import current_profile, seed_shift
     from coursekit.data.downloads import cache_dir
 
     print(f"coursekit   {__version__}")
@@ -94,6 +95,11 @@ def doctor() -> int:
     except ValueError as error:
         problems += 1
         print(f"profile     PROBLEM: {error}")
+    try:
+        print(f"seed shift  {seed_shift()} (set COURSEKIT_SEED=k to move every seed by k)")
+    except ValueError as error:
+        problems += 1
+        print(f"seed shift  PROBLEM: {error}")
     print(f"data cache  {cache_dir()} (set COURSEKIT_DATA to move it)")
     print(
         f"colab       {'yes' if 'google.colab' in sys.modules or 'COLAB_RELEASE_TAG' in os.environ else 'no'}"

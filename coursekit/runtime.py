@@ -17,16 +17,35 @@ import numpy as np
 import torch
 from torch import nn
 
+from coursekit.config import shifted
+
 DEVICE_VARIABLE = "COURSEKIT_DEVICE"
 
 Batch = TypeVar("Batch")
 
 
 def seed_everything(seed: int = 0) -> None:
-    """Seed Python's, NumPy's and PyTorch's generators (all devices) so a run repeats exactly."""
+    """Seed Python's, NumPy's and PyTorch's generators (all devices) with ``seed`` moved by
+    ``$COURSEKIT_SEED`` (0 when unset), so that a run repeats exactly and a claim can be tried
+    on other seeds.
+    """
+    seed_generators_as_given(shifted(seed))
+
+
+def seed_generators_as_given(seed: int) -> None:
+    """Seed Python's, NumPy's and PyTorch's generators with exactly ``seed``, whatever
+    ``$COURSEKIT_SEED`` says: for recorded commands that must rebuild the same artefact.
+    """
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+
+
+def seeded_generator(seed: int = 0) -> torch.Generator:
+    """A ``torch.Generator`` seeded with ``seed`` moved by ``$COURSEKIT_SEED`` (0 when unset):
+    the generator a chapter shuffles, draws labels or initialises with.
+    """
+    return torch.Generator().manual_seed(shifted(seed))
 
 
 def get_device() -> torch.device:

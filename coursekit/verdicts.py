@@ -14,6 +14,7 @@ spaces, so that nothing runs off the page.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Literal
 
@@ -21,6 +22,8 @@ Kind = Literal["claim", "parity", "check"]
 KINDS: tuple[Kind, ...] = ("claim", "parity", "check")
 #: The characters of output that fit the width of the book's text column.
 COLUMN = 88
+VERDICT_START = re.compile(r"^(claim|parity|check): ")
+VERDICT_END = re.compile(r": (True|False)$")
 
 
 def verdict_text(kind: Kind, statement: str, holds: object) -> str:
@@ -36,3 +39,19 @@ def verdict_text(kind: Kind, statement: str, holds: object) -> str:
 def verdict(kind: Kind, statement: str, holds: object) -> None:
     """Print a verdict line (see the module docstring); ``holds`` is any truth value."""
     print(verdict_text(kind, statement, holds))
+
+
+def verdicts_in(text: str) -> list[str]:
+    """The verdict lines printed in ``text``, each wrapped one joined back into one line."""
+    verdicts, current = [], None
+    for line in text.splitlines():
+        if VERDICT_START.match(line):
+            current = line
+        elif current is not None and line.startswith("  "):
+            current += " " + line.strip()
+        else:
+            current = None
+        if current is not None and VERDICT_END.search(current):
+            verdicts.append(current)
+            current = None
+    return verdicts

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from coursekit.config import shifted
 from coursekit.data.downloads import Resource, fetch
 from coursekit.data.validation import check_int
 
@@ -135,8 +136,9 @@ def load(name: str, split: str = "train", **options: Any) -> list[Any]:
 
     ``options`` override the defaults listed by :func:`describe`; ``n=None`` means the default
     size of the split. The options every dataset shares, ``n`` (an int >= 0) and ``seed`` (an
-    int), are checked here; each builder checks its own. Example:
-    ``load("numbers", "test", source="de", numbers_per_example=3)``.
+    int), are checked here; each builder checks its own. The seed is moved by
+    ``$COURSEKIT_SEED`` (0 when unset), so that a chapter's data draws change with the shift.
+    Example: ``load("numbers", "test", source="de", numbers_per_example=3)``.
     """
     found = entry(name)
     info = found.info
@@ -153,6 +155,7 @@ def load(name: str, split: str = "train", **options: Any) -> list[Any]:
         check_int("n", chosen["n"], minimum=0)
     if "seed" in chosen:
         check_int("seed", chosen["seed"])
+        chosen["seed"] = shifted(chosen["seed"])
     if info.resource is None:
         return found.build(split, **chosen)
     return found.build(split, download(name), **chosen)

@@ -14,14 +14,14 @@ sentence prediction learns to recognise the training documents (above 90 % on th
 than to compare A with B, so its accuracy on held-out documents peaks after a few hundred steps
 and then falls. The default run (600 steps) stops near that peak.
 
-:func:`pretrain_bert` also records the first steps (their losses and a SHA-256 of the weights
-after them), so that anyone can check that the same command, seed and corpus start the same
-run (on the CPU with one thread, where every operation is deterministic).
+:func:`pretrain_bert` also records the first steps (their losses, and for every parameter the
+norm of what they changed), so that anyone can check that the same command, seed and corpus
+start the same run. Floating-point results differ a little between CPUs, so a replay matches
+these values within a tolerance, never bit for bit.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import Counter
@@ -49,7 +49,7 @@ from coursekit.pretrain.objective import (
     unigram_baseline_accuracy,
 )
 from coursekit.pretrain.schedule import WarmupLinearDecay
-from coursekit.runtime import seed_everything
+from coursekit.runtime import seed_generators_as_given
 from coursekit.text.wordpiece import WordPieceTokenizer
 from coursekit.text.wordpiece_training import train_wordpiece
 from coursekit.train import History, fit
@@ -99,11 +99,13 @@ class PretrainingSettings:
 
 @dataclass
 class FirstSteps:
-    """The losses of the first ``steps`` updates and the SHA-256 of the weights after them."""
+    """The losses of the first ``steps`` updates and, per parameter, the norm of the change they
+    made, ``||w_steps - w_0||``: values that a replay on any CPU matches within rounding.
+    """
 
     steps: int
     losses: list[float] = field(default_factory=list)
-    weights_sha256: str | None = None
+    update_norms: dict[str, float] | None = None
 
 
 @dataclass
@@ -123,32 +125,47 @@ class PretrainingRun:
     corpus: list[str]
 
 
-def weights_sha256(model: nn.Module) -> str:
-    """SHA-256 of every float32 parameter and buffer, in ``state_dict`` order."""
-    digest = hashlib.sha256()
-    for name, tensor in model.state_dict().items():
-        digest.update(name.encode())
-        digest.update(tensor.detach().to("cpu", torch.float32).contiguous().numpy().tobytes())
-    return digest.hexdigest()
+def parameter_values(model: nn.Module) -> dict[str, Tensor]:
+    """A float64 CPU copy of every parameter, by name."""
+    return {
+        name: parameter.detach().to("cpu", torch.float64).clone()
+        for name, parameter in model.named_parameters()
+    }
+
+
+def update_norms(model: nn.Module, initial: dict[str, Tensor]) -> dict[str, float]:
+    """``||w - w_0||`` for every parameter ``w`` of ``model``, ``w_0`` its value in ``initial``."""
+    current = parameter_values(model)
+    return {name: float((current[name] - initial[name]).norm()) for name in initial}
 
 
 class RecordingLoss:
     """``pretraining_loss`` that also fills a :class:`FirstSteps`: ``fit`` calls it once per
-    update, so at call ``steps + 1`` the model holds the weights after ``steps`` updates. The
-    hash is also written to ``record_file`` (beside ``fit``'s checkpoint), where a resumed run,
-    which does not replay the first steps, finds it.
+    update, so at the first call the model holds its initial weights and at call
+    ``steps + 1`` the weights after ``steps`` updates. The norms are also written to
+    ``record_file`` (beside ``fit``'s checkpoint), where a resumed run, which does not replay
+    the first steps, finds them.
     """
 
     def __init__(self, record: FirstSteps, record_file: Path | None) -> None:
         self.record, self.record_file, self.calls = record, record_file, 0
+        self.initial: dict[str, Tensor] = {}
 
     def __call__(self, model: BertForPreTraining, batch: PretrainingBatch) -> Tensor:
-        self.calls += 1
-        if model.training and self.calls == self.record.steps + 1:
-            self.record.weights_sha256 = weights_sha256(model)
-            if self.record_file is not None:
-                self.record_file.write_text(json.dumps(self.record.weights_sha256), "utf-8")
+        if model.training:
+            self.calls += 1
+            if self.calls == 1:
+                self.initial = parameter_values(model)
+            if self.calls == self.record.steps + 1:
+                self.finish(model)
         return pretraining_loss(model, batch)
+
+    def finish(self, model: nn.Module) -> None:
+        """Record the update norms now (the model holds the weights after ``steps`` updates)."""
+        if self.record.update_norms is None and self.initial:
+            self.record.update_norms = update_norms(model, self.initial)
+            if self.record_file is not None:
+                self.record_file.write_text(json.dumps(self.record.update_norms), "utf-8")
 
 
 def build_tokenizer(corpus: Corpus, settings: PretrainingSettings) -> WordPieceTokenizer:
@@ -168,7 +185,7 @@ def pretrain_bert(
     """Pretrain a BERT with MLM + NSP as ``settings`` say (Chapter 6, BERT); ``fit`` saves its
     resumable checkpoint to ``checkpoint_path`` after every epoch.
     """
-    seed_everything(settings.seed)
+    seed_generators_as_given(settings.seed)  # a recorded command: $COURSEKIT_SEED is ignored
     train_corpus = pretraining_corpus("train", settings.use_wikitext2)
     tokenizer = build_tokenizer(train_corpus, settings)
     collator = PretrainingCollator(tokenizer, MaskingRule(), settings.whole_word_masking)
@@ -193,11 +210,12 @@ def pretrain_bert(
     schedule = WarmupLinearDecay(settings.warmup_steps, steps * epochs)
     first_steps = FirstSteps(settings.record_steps)
     record_file = None if checkpoint_path is None else Path(f"{checkpoint_path}.first-steps.json")
-    loss_fn: LossFunction = RecordingLoss(first_steps, record_file)
+    recording = RecordingLoss(first_steps, record_file)
+    loss_fn: LossFunction = recording
     if resume and checkpoint_path is not None and Path(checkpoint_path).exists():
         loss_fn = pretraining_loss  # the first steps were taken, and recorded, before
         if record_file is not None and record_file.exists():
-            first_steps.weights_sha256 = json.loads(record_file.read_text("utf-8"))
+            first_steps.update_norms = json.loads(record_file.read_text("utf-8"))
     history = fit(
         model, train_batches, loss_fn=loss_fn, optimizer=optimizer,
         epochs=epochs, valid_batches=valid_batches,
@@ -206,8 +224,8 @@ def pretrain_bert(
         progress=progress,
     )  # fmt: skip
     first_steps.losses = history.step_loss[: settings.record_steps]
-    if first_steps.weights_sha256 is None and steps * epochs == settings.record_steps:
-        first_steps.weights_sha256 = weights_sha256(model)
+    if steps * epochs == settings.record_steps:  # the run ended with the recorded steps
+        recording.finish(model)
     token_counts = Counter(token for document in train_documents for s in document for token in s)
     baselines = {
         "mlm_unigram_accuracy": unigram_baseline_accuracy(token_counts, valid_batches),

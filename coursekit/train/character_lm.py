@@ -18,7 +18,7 @@ from coursekit.config import pick
 from coursekit.data.characters import CharacterCorpus
 from coursekit.metrics import evaluate_perplexity, perplexity
 from coursekit.models.language_model import RecurrentLanguageModel
-from coursekit.runtime import seed_everything
+from coursekit.runtime import seed_everything, seeded_generator
 from coursekit.train.batch_metrics import PooledMetric
 from coursekit.train.history import History
 from coursekit.train.loop import fit
@@ -114,7 +114,7 @@ def train_character_model(
     sampler = RandomSampler(
         windows,
         num_samples=recipe.windows_per_epoch,
-        generator=torch.Generator().manual_seed(recipe.seed),
+        generator=seeded_generator(recipe.seed),
     )
     batches = DataLoader(windows, batch_size=recipe.batch_size, sampler=sampler, drop_last=True)
     return fit(

@@ -13,6 +13,7 @@ import yaml
 from project_files import pyproject
 
 from coursekit.notebooks import is_normalised
+from coursekit.verdicts import verdicts_in
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((Path(__file__).resolve().parents[2] / "book").glob("[0-9][0-9]-*.ipynb"))
@@ -92,31 +93,21 @@ def test_no_visible_code_cell_is_longer_than_a_screen(path: Path) -> None:
         and not FOLDING_TAGS & set(cell.metadata.get("tags", []))
         and len(cell.source.splitlines()) > LONGEST_VISIBLE_CELL
     ]
-    assert not too_long, f"(cell, lines) over {LONGEST_VISIBLE_CELL} lines: fold or split {too_long}"
+    assert not too_long, (
+        f"(cell, lines) over {LONGEST_VISIBLE_CELL} lines: fold or split {too_long}"
+    )
 
 
 CHECKED_TAG = "nbval-check-output"
-VERDICT_START = re.compile(r"^(claim|parity|check): ")
-VERDICT_END = re.compile(r": (True|False)$")
 READS_LIKE_PARITY = re.compile(r"\b(equals?|identical|same as)\b", re.IGNORECASE)
 
 
 def printed_verdicts(cell: nbformat.NotebookNode) -> list[str]:
     """The verdicts a cell printed, each joined back into one line (coursekit.verdicts wraps
     long ones, continuation lines indented by two spaces)."""
-    text = "".join("".join(output.get("text", "")) for output in cell.get("outputs", []))
-    verdicts, current = [], None
-    for line in text.splitlines():
-        if VERDICT_START.match(line):
-            current = line
-        elif current is not None and line.startswith("  "):
-            current += " " + line.strip()
-        else:
-            current = None
-        if current is not None and VERDICT_END.search(current):
-            verdicts.append(current)
-            current = None
-    return verdicts
+    return verdicts_in(
+        "".join("".join(output.get("text", "")) for output in cell.get("outputs", []))
+    )
 
 
 def verdict_lines(path: Path) -> tuple[list[str], list[str]]:

@@ -14,7 +14,9 @@ from coursekit.cli import main
 def test_doctor_reports_versions_device_and_profile(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor"]) == 0
     report = capsys.readouterr().out
-    for line_start in ("coursekit", "python", "torch", "device", "profile", "data cache", "colab"):
+    for line_start in (
+        "coursekit", "python", "torch", "device", "profile", "seed shift", "data cache", "colab",
+    ):  # fmt: skip
         assert any(line.startswith(line_start) for line in report.splitlines()), line_start
 
 

@@ -62,6 +62,7 @@ def test_an_unknown_device_name_says_which_names_work(monkeypatch: pytest.Monkey
     [
         ("COURSEKIT_PROFILE", "fast", "profile     PROBLEM: COURSEKIT_PROFILE='fast' is not a"),
         ("COURSEKIT_DEVICE", "gpu", "device      PROBLEM: COURSEKIT_DEVICE='gpu' is not a"),
+        ("COURSEKIT_SEED", "-1", "seed shift  PROBLEM: COURSEKIT_SEED='-1' is not a seed shift"),
     ],
 )
 def test_doctor_reports_a_bad_setting_and_goes_on(

@@ -1,4 +1,4 @@
-"""The pretraining run: a resumed run ends exactly like an uninterrupted one; the command
+"""The pretraining run: a resumed run ends like an uninterrupted one (within rounding); the command
 (``coursekit pretrain bert``) writes a float16 checkpoint with its metadata, from which every
 BERT model class loads its encoder."""
 
@@ -19,7 +19,7 @@ from coursekit.models.bert_tasks import (
     BertForSequenceClassification,
     BertForTokenClassification,
 )
-from coursekit.pretrain.bert_pretraining import PretrainingSettings, pretrain_bert, weights_sha256
+from coursekit.pretrain.bert_pretraining import PretrainingSettings, pretrain_bert
 from coursekit.pretrain.checkpoint import load_pretrained, read_metadata
 from coursekit.train import load_checkpoint
 
@@ -47,12 +47,18 @@ def test_a_resumed_run_ends_like_an_uninterrupted_one(tmp_path: Path) -> None:
     )
     assert load_checkpoint(checkpoint)["epoch"] == 1
     resumed = pretrain_bert(TINY, checkpoint, resume=True, device="cpu", progress=False)
-    assert weights_sha256(resumed.model) == weights_sha256(whole.model)
-    assert resumed.history.step_loss == whole.history.step_loss
-    assert first.history.step_loss == whole.history.step_loss[:2]
-    assert resumed.history.metrics == whole.history.metrics
-    assert first.first_steps == whole.first_steps == resumed.first_steps
-    assert whole.first_steps.weights_sha256 is not None
+    same_run = {"rtol": 1e-6, "atol": 1e-8}  # one process: only rounding may differ
+    torch.testing.assert_close(resumed.model.state_dict(), whole.model.state_dict(), **same_run)
+    torch.testing.assert_close(resumed.history.step_loss, whole.history.step_loss, **same_run)
+    torch.testing.assert_close(first.history.step_loss, whole.history.step_loss[:2], **same_run)
+    torch.testing.assert_close(resumed.history.metrics, whole.history.metrics, **same_run)
+    for run in (first, resumed):
+        torch.testing.assert_close(
+            dataclasses.asdict(run.first_steps), dataclasses.asdict(whole.first_steps), **same_run
+        )
+    norms = whole.first_steps.update_norms
+    assert norms is not None and set(norms) == set(dict(whole.model.named_parameters()))
+    assert all(norm > 0 for norm in norms.values())
 
 
 def test_the_command_writes_a_checkpoint_every_model_class_loads(tmp_path: Path) -> None:

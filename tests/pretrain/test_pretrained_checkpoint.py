@@ -1,6 +1,6 @@
 """The BERT checkpoint shipped in coursekit/checkpoints: at most 10 MB, its SHA-256 and log in
-the metadata; the command recorded there replays the run's first steps exactly (losses and a
-hash of the weights, CPU, one thread); and the model, loaded afresh, beats the baselines on
+the metadata; the command recorded there replays the run's first steps (losses, and the norm of
+each parameter's change) within a tolerance, as floating-point results differ between CPUs; and the model, loaded afresh, beats the baselines on
 held-out documents: the unigram guess for the masked language model, 50 % for next sentence
 prediction."""
 
@@ -59,7 +59,11 @@ def test_the_recorded_command_replays_the_first_steps(metadata: dict, tmp_path: 
         check=True, capture_output=True, timeout=300, env=environment,
     )  # fmt: skip
     replayed = json.loads(out.with_suffix(".json").read_text())["first_steps"]
-    assert replayed == recorded
+    assert replayed["steps"] == recorded["steps"]
+    assert replayed["losses"] == pytest.approx(recorded["losses"], rel=1e-4)
+    assert replayed["update_norms"].keys() == recorded["update_norms"].keys()
+    for name, norm in recorded["update_norms"].items():
+        assert replayed["update_norms"][name] == pytest.approx(norm, rel=1e-3, abs=1e-9), name
 
 
 def beats_chance(accuracy: float, trials: int, sigmas: float = 3.0) -> bool:

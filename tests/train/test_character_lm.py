@@ -1,5 +1,7 @@
-"""The character-model recipe: the same model and history from the same recipe, a perplexity
-that reads the validation text once, and a loss that is the mean next-token cross-entropy."""
+"""The character-model recipe: the same model and history from the same recipe (to within
+rounding: trained floats are never compared bit for bit, they may differ between CPUs), a
+perplexity that reads the validation text once, and a loss that is the mean next-token
+cross-entropy."""
 
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ def test_the_loss_and_the_nll_are_the_next_token_cross_entropy() -> None:
     assert count == 10
 
 
-def test_the_recipe_repeats_exactly_and_records_the_perplexity() -> None:
+def test_the_recipe_repeats_and_records_the_perplexity() -> None:
     corpus = character_corpus()
     runs = []
     for _ in range(2):
@@ -46,9 +48,13 @@ def test_the_recipe_repeats_exactly_and_records_the_perplexity() -> None:
         history = train_character_model(model, corpus, TINY, progress=False)
         runs.append((model, history))
     (first, first_history), (second, second_history) = runs
-    assert first_history.metrics["perplexity"] == second_history.metrics["perplexity"]
-    for a, b in zip(first.parameters(), second.parameters(), strict=True):
-        assert torch.equal(a, b)
+    # Same recipe, same process: a seed that is not applied, or a sampler that draws other
+    # windows, changes these by far more than this tolerance.
+    same_run = {"rtol": 1e-6, "atol": 1e-8}
+    torch.testing.assert_close(
+        first_history.metrics["perplexity"], second_history.metrics["perplexity"], **same_run
+    )
+    torch.testing.assert_close(first.state_dict(), second.state_dict(), **same_run)
     perplexity = validation_perplexity(first, corpus)
     assert math.isclose(perplexity, first_history.metrics["perplexity"][-1], rel_tol=1e-6)
     assert 1 < perplexity < len(corpus.vocab)  # below the uniform model's |V| after one epoch

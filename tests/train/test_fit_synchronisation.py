@@ -1,5 +1,7 @@
 """fit reads the device only every `log_every` steps and once per validation pass, and records
-exactly what a loop reading every step (``loss.item()``, a float gradient norm) records."""
+what a loop reading every step (``loss.item()``, a float gradient norm) records, to within
+floating-point rounding (trained floats are never compared bit for bit: the kernels a CPU
+picks, AVX2 or AVX-512, may round differently)."""
 
 from __future__ import annotations
 
@@ -89,13 +91,16 @@ def test_the_records_equal_those_of_a_loop_that_reads_every_step(
     batches = [(x.to(dtype), y.to(dtype)) for x, y in train_batches]
     history = fit_toy(ours, batches, epochs=3, max_grad_norm=max_norm, log_every=4)
     losses, norms = textbook_run(reference, batches, epochs=3, max_norm=max_norm)
-    assert history.step_loss == losses  # exactly, not approximately
-    assert history.grad_norm == norms
+    # Same process, same steps: only rounding may differ; a wrong step, a norm read after
+    # clipping or a factor applied twice is off by far more than this.
+    tight = {"rtol": 1e-6, "atol": 1e-8}
+    assert len(history.step_loss) == len(losses) == len(history.grad_norm) == len(norms) == 18
+    torch.testing.assert_close(history.step_loss, losses, **tight)
+    torch.testing.assert_close(history.grad_norm, norms, **tight)
     assert all(isinstance(value, float) for value in history.step_loss + history.grad_norm)
     if max_norm is not None:
         assert sum(norm > max_norm for norm in norms) >= 3  # clipping was active
-    for name, tensor in ours.state_dict().items():
-        assert torch.equal(tensor, reference.state_dict()[name]), name
+    torch.testing.assert_close(ours.state_dict(), reference.state_dict(), **tight)
 
 
 def test_a_non_finite_norm_under_clipping_raises_at_the_next_read(
