@@ -3,7 +3,8 @@
 :mod:`.masking` corrupts 15 % of the tokens (80 % ``[MASK]``, 10 % random, 10 % unchanged),
 :mod:`.nsp` draws IsNext / NotNext sentence pairs, :mod:`.batches` turns them into padded,
 freshly masked batches, :mod:`.objective` is the loss L_MLM + L_NSP and its accuracies,
-:mod:`.bert_pretraining` trains a small BERT with :func:`coursekit.train.fit`, and
+:mod:`.bert_pretraining` trains a small BERT with :func:`coursekit.train.fit`,
+:mod:`.bootstrap` bounds its held-out next-sentence accuracy by resampling documents, and
 :mod:`.checkpoint` saves it and loads it for fine-tuning. ``python -m coursekit.pretrain bert``
 runs it all (:mod:`.command`).
 """

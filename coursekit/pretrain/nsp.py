@@ -68,6 +68,15 @@ def sentence_pair(
     other document (NotNext); both cut longest-first to ``max_length - 3`` tokens. The
     documents are those :func:`check_documents` accepts.
     """
+    return document_sentence_pair(documents, max_length, generator)[1]
+
+
+def document_sentence_pair(
+    documents: list[Document], max_length: int, generator: torch.Generator
+) -> tuple[int, SentencePairExample]:
+    """The example of :func:`sentence_pair`, from the same draws, with the index of the
+    document segment A comes from (what a bootstrap over documents resamples).
+    """
     budget = max_length - 3
     index = random_index(len(documents), generator)
     document = documents[index]
@@ -84,7 +93,7 @@ def sentence_pair(
         segment_b = take_sentences(documents[other], other_start, budget - len(segment_a))
         is_next = NOT_NEXT
     segment_a, truncated_b = truncate_pair(segment_a, segment_b, max_length)
-    return SentencePairExample(segment_a, truncated_b or [], is_next)
+    return index, SentencePairExample(segment_a, truncated_b or [], is_next)
 
 
 def check_documents(documents: list[Document]) -> None:

@@ -1,4 +1,4 @@
-"""WordPiece's likelihood criterion against frequency-based merges (Chapter 6, BERT).
+"""WordPiece merges by association score against frequency-based merges (Chapter 6, BERT).
 
 :func:`coursekit.text.wordpiece_training.train_wordpiece` merges the pair of highest
 ``count(ab) / (count(a) count(b))``; Hugging Face ``tokenizers``' ``WordPieceTrainer`` merges
@@ -67,7 +67,7 @@ def compare_wordpiece_trainers(
     vocab_size: int,
     min_pair_count: int = 2,
 ) -> list[VocabularyReport]:
-    """Learn a vocabulary of ``vocab_size`` with the likelihood criterion (coursekit) and with
+    """Learn a vocabulary of ``vocab_size`` by the association score (coursekit) and by
     frequency merges (``tokenizers``) on ``train_texts``; report both on ``test_texts``
     (Chapter 6, BERT).
     """

@@ -1,4 +1,4 @@
-"""Learning a WordPiece vocabulary with the likelihood criterion (Chapter 6, BERT).
+"""Learning a WordPiece vocabulary by the association score of pairs (Chapter 6, BERT).
 
 WordPiece grows a vocabulary from characters. Every word of the corpus starts spelled as its
 characters, the first one plain and the others as continuations (``word -> w ##o ##r ##d``);
@@ -8,10 +8,16 @@ then, again and again, the pair of adjacent symbols with the highest score
 
 is merged into one new symbol (``w ##o -> wo``, ``##r ##d -> ##rd``), until the vocabulary has
 ``vocab_size`` entries. Counts are over the corpus (each word weighted by its frequency) in the
-current spelling. Merging the pair that maximises this ratio is merging the pair that raises
-the likelihood of the corpus under a unigram model of symbols the most: a pair scores high when
-its parts occur together far more often than chance, not merely when it is frequent (which is
-BPE's criterion, and the one Hugging Face ``tokenizers``' WordPiece trainer uses).
+current spelling. Google never published WordPiece's trainer: Schuster and Nakajima (2012)
+add the unit that most increases the likelihood of the training data under the language model,
+and this score is the reconstruction of Hugging Face's course. It is an association score, the
+pointwise mutual information of ``a`` and ``b`` without its logarithm (up to a factor common to
+all pairs): a pair scores high when its parts occur together far more often than chance, not
+merely when it is frequent (BPE's criterion, and the one Hugging Face ``tokenizers``' WordPiece
+trainer uses). It is not the likelihood gain: under a unigram model of the symbols, merging
+``a b`` raises the log-likelihood of a corpus of N symbols by about
+``count(ab) * log(count(ab) * N / (count(a) * count(b)))``, frequency times PMI, so a rare pair
+of rare symbols can outscore a frequent pair whose merge gains far more likelihood.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ Pair = tuple[str, str]
 
 
 def pair_score(pair_count: int, first_count: int, second_count: int) -> float:
-    """The likelihood criterion ``score(a, b) = count(ab) / (count(a) * count(b))``
+    """The association score ``score(a, b) = count(ab) / (count(a) * count(b))``
     (Chapter 6, BERT).
     """
     return pair_count / (first_count * second_count)
@@ -98,7 +104,7 @@ class WordPieceLearner:
                 self.pairs_with_symbol[pair[1]].add(pair)
 
     def score(self, pair: Pair) -> float:
-        """The current likelihood score of ``pair``."""
+        """The current association score of ``pair``."""
         first, second = pair
         counts = self.pair_counts[pair], self.symbol_counts[first], self.symbol_counts[second]
         return pair_score(*counts)

@@ -1,7 +1,7 @@
-"""train_wordpiece merges by WordPiece's likelihood criterion: its vocabulary equals the one of a
-naive trainer written here (every count recomputed at every merge, scores as exact fractions)
-on random small corpora; it spells every training word; the comparison with ``tokenizers``'
-trainer reports both vocabularies on held-out text."""
+"""train_wordpiece merges by the association score count(ab) / (count(a) count(b)): its
+vocabulary equals the one of a naive trainer written here (every count recomputed at every
+merge, scores as exact fractions) on random small corpora; it spells every training word; the
+comparison with ``tokenizers``' trainer reports both vocabularies on held-out text."""
 
 from __future__ import annotations
 

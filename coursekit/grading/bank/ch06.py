@@ -5,8 +5,8 @@ Questions 1, 3 and 5 transcribe what the chapter prints: WordPiece's greedy long
 80 / 10 / 10 corruption (the rule of ``coursekit.pretrain.mask_tokens``, with the random draws
 given) and the best answer span (``coursekit.models.best_span``). The others ask for what it only
 describes: the ``[CLS] A [SEP] B [SEP]`` input with longest-first truncation (Hugging Face's rule,
-``coursekit.text.wordpiece_encoding``), the first merges of WordPiece's training with the
-likelihood criterion (``coursekit.text.wordpiece_training``) and the number of parameters of a
+``coursekit.text.wordpiece_encoding``), the first merges of WordPiece's training by the
+association score (``coursekit.text.wordpiece_training``) and the number of parameters of a
 BERT model (``coursekit.models.BertModel``'s shapes, summed). Tensors are float64 or integer.
 """
 
