@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from coursekit.pretrain.masking import MaskingRule, mask_tokens
+from coursekit.pretrain.masking import IGNORE_INDEX, MaskingRule, mask_tokens
 from coursekit.pretrain.nsp import (
     Document,
     SentencePairExample,
@@ -36,7 +36,9 @@ from coursekit.text.wordpiece_encoding import bert_input
 class PretrainingBatch(Batch):
     """``input_ids``, ``token_type_ids``, ``attention_mask`` (1 = token) and ``mlm_labels``
     (the original id where a token was chosen, -100 elsewhere), all ``[B, T]``, and
-    ``nsp_labels`` ``[B]`` (0 IsNext, 1 NotNext) (Chapter 6, BERT).
+    ``nsp_labels`` ``[B]`` (0 IsNext, 1 NotNext) (Chapter 6, BERT). ``chosen_tokens`` and
+    ``pairs`` count what the loss averages over: this batch's, or, for one process's shard of
+    a batch shared by several (:mod:`coursekit.pretrain.distributed`), the whole batch's.
     """
 
     input_ids: Tensor
@@ -44,6 +46,8 @@ class PretrainingBatch(Batch):
     attention_mask: Tensor
     mlm_labels: Tensor
     nsp_labels: Tensor
+    chosen_tokens: Tensor
+    pairs: Tensor
 
 
 def tokenize_documents(
@@ -99,6 +103,8 @@ class PretrainingCollator:
             attention_mask=(~padding_mask(lengths)).long(),
             mlm_labels=mlm_labels,
             nsp_labels=torch.tensor([is_next for _, _, is_next in examples]),
+            chosen_tokens=(mlm_labels != IGNORE_INDEX).sum(),
+            pairs=torch.tensor(len(examples)),
         )
 
 

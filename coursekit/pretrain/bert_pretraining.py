@@ -41,6 +41,7 @@ from coursekit.pretrain.batches import (
     tokenize_documents,
 )
 from coursekit.pretrain.corpus import Corpus, corpus_names, pretraining_corpus
+from coursekit.pretrain.distributed import DistributedLoss, ShardedBatches, rank_and_world
 from coursekit.pretrain.masking import MaskingRule
 from coursekit.pretrain.objective import (
     pretraining_accuracies,
@@ -70,6 +71,7 @@ class PretrainingSettings:
     num_layers: int = 4
     num_heads: int = 4
     intermediate_size: int = 512
+    dropout: float = 0.1
     max_length: int = 128
     batch_size: int = 32
     steps_per_epoch: int = 100
@@ -92,6 +94,8 @@ class PretrainingSettings:
             num_hidden_layers=self.num_layers,
             num_attention_heads=self.num_heads,
             intermediate_size=self.intermediate_size,
+            hidden_dropout_prob=self.dropout,
+            attention_probs_dropout_prob=self.dropout,
             max_position_embeddings=self.max_length,
             pad_token_id=tokenizer.pad_id,
         )
@@ -147,8 +151,10 @@ class RecordingLoss:
     the first steps, finds them.
     """
 
-    def __init__(self, record: FirstSteps, record_file: Path | None) -> None:
-        self.record, self.record_file, self.calls = record, record_file, 0
+    def __init__(
+        self, record: FirstSteps, record_file: Path | None, loss: LossFunction = pretraining_loss
+    ) -> None:
+        self.record, self.record_file, self.loss, self.calls = record, record_file, loss, 0
         self.initial: dict[str, Tensor] = {}
 
     def __call__(self, model: BertForPreTraining, batch: PretrainingBatch) -> Tensor:
@@ -158,7 +164,7 @@ class RecordingLoss:
                 self.initial = parameter_values(model)
             if self.calls == self.record.steps + 1:
                 self.finish(model)
-        return pretraining_loss(model, batch)
+        return self.loss(model, batch)
 
     def finish(self, model: nn.Module) -> None:
         """Record the update norms now (the model holds the weights after ``steps`` updates)."""
@@ -183,8 +189,13 @@ def pretrain_bert(
     progress: bool = True,
 ) -> PretrainingRun:
     """Pretrain a BERT with MLM + NSP as ``settings`` say (Chapter 6, BERT); ``fit`` saves its
-    resumable checkpoint to ``checkpoint_path`` after every epoch.
+    resumable checkpoint to ``checkpoint_path`` after every epoch. Under ``torchrun`` every
+    process trains on its shard of each batch (:mod:`coursekit.pretrain.distributed`) and
+    rank 0 alone writes the checkpoint and shows progress.
     """
+    rank, world = rank_and_world()
+    if resume and world > 1:
+        raise ValueError("--resume works with one process: resume without torchrun")
     seed_generators_as_given(settings.seed)  # a recorded command: $COURSEKIT_SEED is ignored
     train_corpus = pretraining_corpus("train", settings.use_wikitext2)
     tokenizer = build_tokenizer(train_corpus, settings)
@@ -204,24 +215,29 @@ def pretrain_bert(
     )  # fmt: skip
     valid_batches = list(valid_stream)
     model = BertForPreTraining(settings.bert_config(tokenizer))
+    loss: LossFunction = pretraining_loss
+    if world > 1:
+        model.to(device or "cpu")  # DDP holds the model where it trains
+        train_batches = ShardedBatches(train_batches, rank, world)  # type: ignore[assignment]
+        loss = DistributedLoss(model, None if device is None else torch.device(device))
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay
     )
     schedule = WarmupLinearDecay(settings.warmup_steps, steps * epochs)
     first_steps = FirstSteps(settings.record_steps)
     record_file = None if checkpoint_path is None else Path(f"{checkpoint_path}.first-steps.json")
-    recording = RecordingLoss(first_steps, record_file)
+    recording = RecordingLoss(first_steps, record_file, loss)
     loss_fn: LossFunction = recording
     if resume and checkpoint_path is not None and Path(checkpoint_path).exists():
-        loss_fn = pretraining_loss  # the first steps were taken, and recorded, before
+        loss_fn = loss  # the first steps were taken, and recorded, before
         if record_file is not None and record_file.exists():
             first_steps.update_norms = json.loads(record_file.read_text("utf-8"))
     history = fit(
         model, train_batches, loss_fn=loss_fn, optimizer=optimizer,
         epochs=epochs, valid_batches=valid_batches,
         metrics=pretraining_metrics(), max_grad_norm=1.0, scheduler=LambdaLR(optimizer, schedule), scheduler_interval="step",
-        device=device, checkpoint_path=checkpoint_path, resume="if-exists" if resume else False,
-        progress=progress,
+        device=device, checkpoint_path=checkpoint_path if rank == 0 else None,
+        resume="if-exists" if resume else False, progress=progress and rank == 0,
     )  # fmt: skip
     first_steps.losses = history.step_loss[: settings.record_steps]
     if steps * epochs == settings.record_steps:  # the run ended with the recorded steps

@@ -8,6 +8,10 @@ receives the compact float16 checkpoint and its ``.json`` metadata (:mod:`.check
 Example, the command that made the checkpoint shipped with coursekit::
 
     OMP_NUM_THREADS=2 python -m coursekit.pretrain bert --out coursekit/checkpoints/bert-docs.pt
+
+The same command runs unchanged on several processes, ``torchrun --nproc_per_node 4 -m
+coursekit.pretrain bert ...`` (one per GPU, or gloo on CPUs: :mod:`.distributed`); rank 0
+writes the checkpoint, the metadata and the log.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import torch
+import torch.distributed as dist
 
 from coursekit.pretrain.bert_pretraining import PretrainingSettings, pretrain_bert
 from coursekit.pretrain.checkpoint import PRETRAINED_BERT, save_pretrained
+from coursekit.pretrain.distributed import rank_and_world, start_process_group
 
 OPTION_TYPES: dict[object, type] = {"int": int, "float": float, "int | None": int}
 
@@ -53,12 +59,21 @@ def run_pretraining(args: argparse.Namespace, command: str) -> int:
     names = [setting.name for setting in dataclasses.fields(PretrainingSettings)]
     settings = PretrainingSettings(**{name: getattr(args, name) for name in names})
     start = time.perf_counter()
-    run = pretrain_bert(
-        settings, args.checkpoint, args.resume, device=args.device, progress=not args.no_progress
-    )
+    device = start_process_group() or args.device
+    try:
+        run = pretrain_bert(
+            settings, args.checkpoint, args.resume, device=device, progress=not args.no_progress
+        )
+        rank, world = rank_and_world()
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+    if rank != 0:
+        return 0
     extra = {
         "wall_seconds": round(time.perf_counter() - start, 1),
         "threads": torch.get_num_threads(),
+        "processes": world,
     }
     metadata = save_pretrained(run, args.out, command, extra)
     print(f"wrote {args.out} ({metadata['size_bytes']} bytes, SHA-256 {metadata['sha256']})")

@@ -124,9 +124,12 @@ def fine_tune(
     sampler = RandomSampler(
         examples, replacement=True, num_samples=steps * batch_size, generator=seeded_generator(seed)
     )
-    batches = DataLoader(
-        examples, batch_size=batch_size, sampler=sampler, collate_fn=partial(collate, pad_id=pad_id)
-    )  # type: ignore[arg-type]
+    batches: DataLoader[EncodedExample] = DataLoader(
+        list(examples),  # type: ignore[arg-type]
+        batch_size=batch_size,
+        sampler=sampler,
+        collate_fn=partial(collate, pad_id=pad_id),
+    )
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)
     schedule = LambdaLR(optimizer, WarmupLinearDecay(max(1, steps // 10), steps))
     fit(

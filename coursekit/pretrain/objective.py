@@ -37,11 +37,14 @@ def pretraining_logits(model: BertForPreTraining, batch: PretrainingBatch) -> tu
 
 def pretraining_loss(model: BertForPreTraining, batch: PretrainingBatch) -> Tensor:
     """``L = L_MLM + L_NSP``: the mean cross-entropy of the chosen tokens plus that of the
-    IsNext / NotNext labels (Chapter 6, BERT).
+    IsNext / NotNext labels (Chapter 6, BERT), each a sum divided by the batch's count, so that
+    shards of one batch add up to the loss of the whole.
     """
     mlm_logits, nsp_logits = pretraining_logits(model, batch)
-    mlm_loss = F.cross_entropy(mlm_logits, batch.mlm_labels[batch.mlm_labels != IGNORE_INDEX])
-    return mlm_loss + F.cross_entropy(nsp_logits, batch.nsp_labels)
+    targets = batch.mlm_labels[batch.mlm_labels != IGNORE_INDEX]
+    mlm_loss = F.cross_entropy(mlm_logits, targets, reduction="sum") / batch.chosen_tokens
+    nsp_loss = F.cross_entropy(nsp_logits, batch.nsp_labels, reduction="sum") / batch.pairs
+    return mlm_loss + nsp_loss
 
 
 def mlm_counts(model: BertForPreTraining, batch: PretrainingBatch) -> tuple[Tensor, int]:

@@ -15,6 +15,7 @@ GENERATED = [
     "nli",
     "numbers",
     "reverse",
+    "review_corpus",
     "sentiment",
     "sort",
     "story_qa",
