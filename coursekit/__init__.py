@@ -12,12 +12,20 @@ import importlib
 from types import ModuleType
 
 from coursekit.config import current_profile, pick
-from coursekit.runtime import get_device, seed_everything
+from coursekit.runtime import get_device, seed_everything, seeded_generator
 from coursekit.show import show_source
 
 __version__ = "0.1.0"
 
-__all__ = ["PROFILE", "__version__", "get_device", "pick", "seed_everything", "show_source"]
+__all__ = [
+    "PROFILE",
+    "__version__",
+    "get_device",
+    "pick",
+    "seed_everything",
+    "seeded_generator",
+    "show_source",
+]
 
 SUBPACKAGES = (
     "bptt",

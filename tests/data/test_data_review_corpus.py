@@ -41,7 +41,9 @@ def test_and_keeps_the_sentiment_and_but_changes_it() -> None:
         sentiments = clause_sentiments(text)
         joins = re.findall(r" and |, but ", text)
         assert len(sentiments) == len(joins) + 1 in (2, 3), text
-        for join, (left, right) in zip(joins, zip(sentiments, sentiments[1:]), strict=True):
+        for join, (left, right) in zip(
+            joins, zip(sentiments[:-1], sentiments[1:], strict=True), strict=True
+        ):
             assert (left == right) == (join == " and "), text
     assert all(
         a in POSITIVE + NEGATIVE

@@ -1,33 +1,40 @@
-"""Chapter 6's questions: the references agree with Hugging Face ``tokenizers`` (WordPiece, pair
-truncation), with coursekit's masking replayed draw for draw, with brute force (merges, spans)
-and with the parameters of coursekit's and Hugging Face's BERT models; the solutions score full
-marks; each classic mistake loses most of the points, and ignoring a mask earns almost nothing."""
+"""Chapter 6's questions: the references agree with brute force (the fewest pieces, merges, the
+answer or no answer), with Hugging Face ``tokenizers`` (pair truncation), with coursekit's
+masking replayed draw for draw, with the parameters of coursekit's and Hugging Face's BERT
+models and with a probe trained by ``torch.optim.SGD``; the solutions score full marks; each
+classic mistake loses most of the points or fails the cases that name it, and the mistakes that
+the cases of questions 1, 5 and 7 name each fail only the cases that name them."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 import torch
+import torch.nn.functional as F
 from test_grading_bank_ch01 import (
     ROOT,
     assert_fails_the_case_named,
     assert_full_marks,
     assert_loses_most_points,
     cases_of,
+    graded,
     notebook_functions,
 )
 from torch import Tensor
 
 from coursekit.grading import get_question
+from coursekit.grading.bank import ch06
 from coursekit.models import BertConfig, BertForPreTraining, BertModel
 from coursekit.pretrain import mask_tokens
 from coursekit.text import train_wordpiece
+from coursekit.text.wordpiece import greedy_longest_match
 
 tokenizers = pytest.importorskip("tokenizers")
-CHAPTER_6 = [f"ch06.q{number}" for number in range(1, 7)]
+CHAPTER_6 = [f"ch06.q{number}" for number in range(1, 8)]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
@@ -41,19 +48,48 @@ def test_the_solutions_score_full_marks() -> None:
 # The references equal independent implementations ------------------------------------------
 
 
-def test_wordpiece_equals_hugging_face_wordpiece_model() -> None:
+def spellings(word: str, known: set[str]) -> list[list[str]]:
+    """Every way to cut ``word`` into pieces of ``known``: the first piece plain, the others
+    ``##`` continuations."""
+    if not word:
+        return [[]]
+    found = []
+    for cut in itertools.product([False, True], repeat=len(word) - 1):
+        bounds = [0, *(i + 1 for i, c in enumerate(cut) if c), len(word)]
+        pieces = [
+            ("##" if k else "") + word[first:last]
+            for k, (first, last) in enumerate(itertools.pairwise(bounds))
+        ]
+        if all(piece in known for piece in pieces):
+            found.append(pieces)
+    return found
+
+
+def test_fewest_pieces_equal_brute_force_over_every_spelling() -> None:
+    """The fewest pieces, ties to the longest first piece, then the longest second, ..."""
     question = get_question("ch06.q1")
     for case in cases_of("ch06.q1"):
-        words, vocab, max_chars = case.args
-        model = tokenizers.models.WordPiece(
-            {token: index for index, token in enumerate(vocab)},
-            unk_token="[UNK]",
-            max_input_chars_per_word=max_chars,
-        )
-        tokenizer = tokenizers.Tokenizer(model)
-        tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
-        expected = [tokenizer.encode(word).tokens for word in words]
+        words, vocab = case.args
+        expected = []
+        for word in words:
+            found = spellings(word, set(vocab))
+            fewest = min((len(pieces) for pieces in found), default=0)
+            candidates = [pieces for pieces in found if len(pieces) == fewest]
+            lengths = [[len(piece.removeprefix("##")) for piece in p] for p in candidates]
+            expected.append(candidates[lengths.index(max(lengths))] if found else ["[UNK]"])
         assert question.expected(case) == expected
+
+
+def test_the_greedy_longest_match_differs_where_the_cases_say() -> None:
+    """The chapter's tokenizer (Hugging Face's rule) finds no spelling of 'hugs' and 3 pieces
+    of 'thereafter'; the random words hold another word where it is not the fewest."""
+    for case in cases_of("ch06.q1"):
+        words, vocab = case.args
+        greedy = [greedy_longest_match(word, set(vocab), "[UNK]") for word in words]
+        fewest = get_question("ch06.q1").expected(case)
+        differs = greedy != fewest
+        named = any(note in case.description for note in (ch06.NOT_GREEDY, ch06.NOT_FIRST_FOUND))
+        assert differs == (named or "random" in case.description), case.description
 
 
 def test_pair_input_equals_hugging_face_longest_first_truncation() -> None:
@@ -169,36 +205,50 @@ def test_the_first_merge_is_not_the_most_frequent_pair() -> None:
     assert merges(word_counts, 1) == ["##gs"]
 
 
-def test_best_span_equals_brute_force_over_all_spans() -> None:
+def brute_force_answers(
+    start: Tensor, end: Tensor, allowed: Tensor, threshold: float
+) -> list[tuple[float, float, int, int]]:
+    """For each row: the best span's score, the null score, and the answer, by trying every
+    span i <= j of allowed positions."""
+    rows = []
+    for b in range(start.shape[0]):
+        score, i, j = max(
+            (float(start[b, i] + end[b, j]), i, j)
+            for i in range(start.shape[1])
+            for j in range(i, start.shape[1])
+            if allowed[b, i] and allowed[b, j]
+        )
+        null = float(start[b, 0] + end[b, 0])
+        rows.append((score, null, *((i, j) if score > null + threshold else (0, 0))))
+    return rows
+
+
+def test_answer_or_null_equals_brute_force_over_all_spans() -> None:
     question = get_question("ch06.q5")
     for case in cases_of("ch06.q5"):
-        start_logits, end_logits, allowed, max_length = case.args
-        starts, ends = [], []
-        for b in range(start_logits.shape[0]):
-            spans = [
-                (float(start_logits[b, i] + end_logits[b, j]), i, j)
-                for i in range(start_logits.shape[1])
-                for j in range(i, min(i + max_length, start_logits.shape[1]))
+        rows = brute_force_answers(*case.args)
+        expected = (torch.tensor([r[2] for r in rows]), torch.tensor([r[3] for r in rows]))
+        torch.testing.assert_close(question.expected(case), expected, rtol=0, atol=0)
+
+
+def test_no_span_ties_and_only_the_named_row_is_on_the_threshold() -> None:
+    """The best span of each row beats the second by the planted lead or a random gap, and its
+    score is 0.25 or more from the null score plus the threshold, except in the first row of the
+    case that tests the strict comparison, where the two are equal (quarters, exact in float)."""
+    for case in cases_of("ch06.q5"):
+        start, end, allowed, threshold = case.args
+        for b, (score, null, _, _) in enumerate(brute_force_answers(*case.args)):
+            spans = sorted(
+                float(start[b, i] + end[b, j])
+                for i in range(start.shape[1])
+                for j in range(i, start.shape[1])
                 if allowed[b, i] and allowed[b, j]
-            ]
-            scores = sorted(score for score, _, _ in spans)
-            assert scores[-1] > scores[-2]  # no tie for the best span
-            _, i, j = max(spans)
-            starts.append(i)
-            ends.append(j)
-        torch.testing.assert_close(
-            question.expected(case), (torch.tensor(starts), torch.tensor(ends))
-        )
-
-
-def test_the_span_cases_catch_the_independent_argmax_and_the_length() -> None:
-    """Where the best start and the best end are taken apart, the end lies before the start or
-    the span is too long, in the cases that say so."""
-    for case in cases_of("ch06.q5")[1:3]:
-        start_logits, end_logits, allowed, max_length = case.args
-        start = start_logits.masked_fill(~allowed, -torch.inf).argmax(1)
-        end = end_logits.masked_fill(~allowed, -torch.inf).argmax(1)
-        assert bool(((end < start) | (end - start + 1 > max_length)).all())
+            )
+            assert spans[-1] - spans[-2] > 1e-3
+            if ch06.STRICTLY in case.description and b == 0:
+                assert score == null + threshold
+            else:
+                assert abs(score - null - threshold) >= 0.25
 
 
 def test_parameter_count_equals_coursekit_and_hugging_face_models() -> None:
@@ -230,36 +280,102 @@ def test_bert_base_and_large_have_the_sources_sizes() -> None:
     assert round(base, -7) == 110_000_000 and round(large, -7) == 340_000_000
 
 
+def sgd_probe(train_x, train_y, test_x, test_y, num_classes, steps, lr):
+    """The probe as torch trains it: nn.Linear from zero, F.cross_entropy (which skips -100),
+    torch.optim.SGD; accuracies over the positions not labelled -100."""
+    probe = torch.nn.Linear(train_x.shape[-1], num_classes, dtype=torch.float64)
+    torch.nn.init.zeros_(probe.weight)
+    torch.nn.init.zeros_(probe.bias)
+    optimizer = torch.optim.SGD(probe.parameters(), lr=lr)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        F.cross_entropy(probe(train_x).flatten(0, 1), train_y.flatten()).backward()
+        optimizer.step()
+    with torch.no_grad():
+        return tuple(
+            float((probe(x).argmax(-1) == y)[y != -100].double().mean())
+            for x, y in ((train_x, train_y), (test_x, test_y))
+        )
+
+
+def test_probe_equals_torch_sgd_on_a_linear_layer() -> None:
+    question = get_question("ch06.q7")
+    for case in cases_of("ch06.q7"):
+        assert question.expected(case) == sgd_probe(*case.args)
+
+
+def test_probe_predictions_are_far_from_ties_so_float32_answers_pass() -> None:
+    """The two best classes of every labelled position differ by 1e-3 or more, so that a
+    probe trained in float32 predicts the same tags (and the check's one position of slack is
+    for other roundings)."""
+    for case in cases_of("ch06.q7"):
+        train_x, train_y, test_x, test_y, num_classes, steps, lr = case.args
+        weight, bias = ch06._probe_fit(train_x, train_y, num_classes, steps, lr)
+        for x, y in ((train_x, train_y), (test_x, test_y)):
+            top = (x[y != -100] @ weight + bias).topk(2, dim=-1).values
+            assert float((top[:, 0] - top[:, 1]).min()) > 1e-3
+    assert_full_marks("ch06.q7", {"probe_accuracy": probe_in_float32})
+
+
+def test_the_probe_learns_the_tags_and_only_memorises_the_control_task() -> None:
+    """The finding of the experiment: high held-out accuracy where the vectors encode the tags,
+    chance where the tags are random, although the probe fits both training sets."""
+    real, control = cases_of("ch06.q7")[:2]
+    assert real.description.startswith("2 tags the vectors encode")
+    assert control.description.startswith("control task")
+    real_train, real_test = get_question("ch06.q7").expected(real)
+    control_train, control_test = get_question("ch06.q7").expected(control)
+    assert real_train >= 0.95 and real_test >= 0.8
+    assert control_train >= 0.95 and control_test <= 0.65
+
+
 # Classic mistakes lose most of the points -----------------------------------------------------
 
 
-def wordpiece_with(mistake: str) -> Callable[..., Any]:
-    """WordPiece with one mistake: the shortest match, no '##', '##' on every piece, the pieces
-    before a failure kept, backtracking, or max_chars off by one or ignored."""
+def fewest_pieces_with(mistake: str) -> Callable[..., Any]:
+    """The fewest pieces with one mistake: the chapter's greedy longest match, the first
+    spelling found by longest pieces first with backtracking, ties to the shorter first piece
+    (a dynamic programme from the start), a word with no spelling dropped, no '##' on the
+    continuations, or '##' on the first piece too."""
 
-    def pieces_of(word: str, known: set[str], start: int) -> list[str] | None:
+    def first_found(word: str, known: set[str], start: int, backtrack: bool) -> list[str] | None:
         if start == len(word):
             return []
-        ends = range(start + 1, len(word) + 1)
-        for end in ends if mistake == "shortest" else reversed(ends):
-            prefix = "" if mistake == "no ##" or (start == 0 and mistake != "## first") else "##"
-            piece = prefix + word[start:end]
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
             if piece in known:
-                rest = pieces_of(word, known, end)
+                rest = first_found(word, known, end, backtrack)
                 if rest is not None:
                     return [piece, *rest]
-                if mistake == "partial":
-                    return [piece, "[UNK]"]
-                if mistake != "backtracking":
+                if not backtrack:
                     return None
         return None
 
-    def answer(words: list[str], vocab: list[str], max_chars: int) -> list[list[str]]:
-        limit = {"max_chars >=": max_chars - 1, "no max_chars": 10**9}.get(mistake, max_chars)
-        return [
-            ["[UNK]"] if len(word) > limit else (pieces_of(word, set(vocab), 0) or ["[UNK]"])
-            for word in words
-        ]
+    def from_the_start(word: str, known: set[str]) -> list[str] | None:
+        first, rest = {"no ##": ("", ""), "## first": ("##", "##")}.get(mistake, ("", "##"))
+        best: list[list[str] | None] = [[]] + [None] * len(word)
+        for end in range(1, len(word) + 1):
+            for start in range(end):
+                piece = (rest if start else first) + word[start:end]
+                before = best[start]
+                shorter = best[end] is None or len(before or []) + 1 < len(best[end] or [])
+                if piece in known and before is not None and shorter:
+                    best[end] = [*before, piece]
+        return best[-1]
+
+    def answer(words: list[str], vocab: list[str]) -> list[list[str]]:
+        known, spelled = set(vocab), []
+        for word in words:
+            if mistake in ("greedy", "backtracking"):
+                pieces = first_found(word, known, 0, mistake == "backtracking")
+            elif mistake == "dropped":
+                found = spellings(word, known)
+                pieces = min(found, key=lambda p: [len(p), *(-len(x) for x in p)], default=None)
+            else:
+                pieces = from_the_start(word, known)
+            if pieces is not None or mistake != "dropped":
+                spelled.append(pieces or ["[UNK]"])
+        return spelled
 
     return answer
 
@@ -351,23 +467,39 @@ def merges_with(mistake: str) -> Callable[..., Any]:
     return answer
 
 
-def best_span_with(mistake: str) -> Callable[..., Any]:
-    """The span with one mistake: best start and end apart, allowed ignored, one token too long,
-    or no length limit."""
+def answer_or_null_with(mistake: str) -> Callable[..., Any]:
+    """The answer or no answer with one mistake: the best start and end taken apart, allowed
+    ignored, [CLS] allowed as a position of a span, the chapter's limit of 30 tokens, >= for >,
+    the threshold added to the span's score, or the threshold ignored."""
 
-    def answer(start_logits: Tensor, end_logits: Tensor, allowed: Tensor, max_length: int):
+    def answer(start: Tensor, end: Tensor, allowed: Tensor, threshold: float):
+        length = start.shape[1]
         if mistake == "independent":
-            start = start_logits.masked_fill(~allowed, -torch.inf).argmax(1)
-            return start, end_logits.masked_fill(~allowed, -torch.inf).argmax(1)
-        length = start_logits.shape[1]
-        i, j = torch.arange(length)[:, None], torch.arange(length)[None, :]
-        limit = {"one too long": max_length + 1, "no limit": length}.get(mistake, max_length)
-        valid = (j >= i) & (j < i + limit)
-        if mistake != "allowed ignored":
-            valid = valid & allowed[:, :, None] & allowed[:, None, :]
-        scores = start_logits[:, :, None] + end_logits[:, None, :]
-        best = scores.masked_fill(~valid, -torch.inf).flatten(1).argmax(1)
-        return best // length, best % length
+            best_start = start.masked_fill(~allowed, -torch.inf).max(1)
+            best_end = end.masked_fill(~allowed, -torch.inf).max(1)
+            score, i, j = best_start.values + best_end.values, best_start.indices, best_end.indices
+        else:
+            ends = allowed.clone()
+            ends[:, 0] |= mistake == "[CLS] allowed"
+            first, last = torch.arange(length)[:, None], torch.arange(length)[None, :]
+            limit = 30 if mistake == "limit 30" else length
+            valid = (last >= first) & (last < first + limit)
+            if mistake != "allowed ignored":
+                valid = valid & ends[:, :, None] & ends[:, None, :]
+            valid[:, 0, 0] = False  # the null "span" is not a span
+            scores = (start[:, :, None] + end[:, None, :]).masked_fill(~valid, -torch.inf)
+            score, best = scores.flatten(1).max(1)
+            i, j = best // length, best % length
+        null = start[:, 0] + end[:, 0]
+        if mistake == ">=":
+            answered = score >= null + threshold
+        elif mistake == "threshold on the span":
+            answered = score + threshold > null
+        elif mistake == "threshold ignored":
+            answered = score > null
+        else:
+            answered = score > null + threshold
+        return torch.where(answered, i, 0), torch.where(answered, j, 0)
 
     return answer
 
@@ -391,12 +523,46 @@ def parameter_count_with(mistake: str) -> Callable[..., Any]:
     return answer
 
 
+def probe_with(mistake: str, dtype: torch.dtype = torch.float64) -> Callable[..., Any]:
+    """The probe with one mistake: no bias, the accuracy over every position (-100 counted as
+    wrong), the -100 positions trained as tag 0, or the loss averaged over every position;
+    computed in ``dtype``."""
+
+    def answer(train_x, train_y, test_x, test_y, num_classes, steps, lr):
+        train_x, test_x = train_x.to(dtype), test_x.to(dtype)
+        x, y = train_x.flatten(0, 1), train_y.flatten()
+        if mistake == "-100 as tag 0":
+            y = y.clamp(min=0)
+        keep = y != -100
+        targets = F.one_hot(y[keep], num_classes).to(dtype)
+        count = len(y) if mistake == "mean over every position" else int(keep.sum())
+        weight = torch.zeros(x.shape[1], num_classes, dtype=dtype)
+        bias = torch.zeros(num_classes, dtype=dtype)
+        for _ in range(steps):
+            error = (torch.softmax(x[keep] @ weight + bias, -1) - targets) / count
+            weight = weight - lr * x[keep].T @ error
+            bias = bias - (0 if mistake == "no bias" else lr * error.sum(0))
+
+        def accuracy(features: Tensor, tags: Tensor) -> float:
+            right = (features @ weight + bias).argmax(-1) == tags
+            if mistake == "accuracy over every position":
+                return float(right.double().mean())
+            return float(right[tags != -100].double().mean())
+
+        return accuracy(train_x, train_y), accuracy(test_x, test_y)
+
+    return answer
+
+
+#: A right answer computed in float32 throughout.
+probe_in_float32 = probe_with("none", torch.float32)
+
+
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "at_most"),
     [
-        ("ch06.q1", wordpiece_with("shortest"), 0.15),
-        ("ch06.q1", wordpiece_with("no ##"), 0.3),
-        ("ch06.q1", wordpiece_with("## first"), 0.0),
+        ("ch06.q1", fewest_pieces_with("no ##"), 0.3),
+        ("ch06.q1", fewest_pieces_with("## first"), 0.0),
         ("ch06.q2", pair_input_with("last [SEP] in segment 0"), 0.25),
         ("ch06.q2", pair_input_with("budget"), 0.35),
         ("ch06.q2", pair_input_with("front"), 0.35),
@@ -409,13 +575,14 @@ def parameter_count_with(mistake: str) -> Callable[..., Any]:
         ("ch06.q4", merges_with("no ##"), 0.15),
         ("ch06.q4", merges_with("## kept"), 0.0),
         ("ch06.q4", merges_with("scores once"), 0.15),
-        ("ch06.q5", best_span_with("independent"), 0.0),
-        ("ch06.q5", best_span_with("allowed ignored"), 0.2),
+        ("ch06.q5", answer_or_null_with("allowed ignored"), 0.0),
         ("ch06.q6", parameter_count_with("per head"), 0.15),
         ("ch06.q6", parameter_count_with("no pooler"), 0.0),
         ("ch06.q6", parameter_count_with("no LayerNorm"), 0.0),
         ("ch06.q6", parameter_count_with("no biases"), 0.0),
         ("ch06.q6", parameter_count_with("word embeddings only"), 0.0),
+        ("ch06.q7", probe_with("accuracy over every position"), 0.2),
+        ("ch06.q7", probe_with("-100 as tag 0"), 0.2),
     ],
 )
 def test_a_classic_mistake_loses_most_points(
@@ -427,16 +594,13 @@ def test_a_classic_mistake_loses_most_points(
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "words"),
     [
-        ("ch06.q1", wordpiece_with("partial"), "not the pieces found before it"),
-        ("ch06.q1", wordpiece_with("backtracking"), "no backtracking"),
-        ("ch06.q1", wordpiece_with("max_chars >="), "max_chars=10"),
-        ("ch06.q1", wordpiece_with("no max_chars"), "max_chars=10"),
+        ("ch06.q1", fewest_pieces_with("no ##"), "'##' marks continuations only"),
+        ("ch06.q1", fewest_pieces_with("## first"), "'##' marks continuations only"),
         ("ch06.q2", pair_input_with("only B"), "A is the longer one"),
         ("ch06.q2", pair_input_with("odd token"), "odd token"),
         ("ch06.q3", masking_with("<="), "boundaries"),
         ("ch06.q4", merges_with("unweighted"), "weighted by word frequency"),
-        ("ch06.q5", best_span_with("one too long"), "j - i + 1 <= 4"),
-        ("ch06.q5", best_span_with("no limit"), "max_answer_length=4"),
+        ("ch06.q5", answer_or_null_with("allowed ignored"), "the question and the padding"),
         ("ch06.q6", parameter_count_with("untied"), "tied"),
     ],
 )
@@ -446,8 +610,66 @@ def test_a_boundary_mistake_fails_the_case_that_names_it(
     assert_fails_the_case_named(question_id, wrong_answer, words)
 
 
+#: The notes of the cases that catch one mistake each, by question.
+NOTES = {
+    "ch06.q1": [ch06.NOT_GREEDY, ch06.NOT_FIRST_FOUND, ch06.TIE_TO_LONGER, ch06.UNK_IN_PLACE],
+    "ch06.q5": [
+        ch06.END_AFTER_START,
+        ch06.STRICTLY,
+        ch06.ABOVE_THRESHOLD,
+        ch06.BELOW_THRESHOLD,
+        ch06.NO_LENGTH_LIMIT,
+        ch06.CLS_NO_POSITION,
+    ],
+    "ch06.q7": [ch06.MOSTLY_UNLABELLED, ch06.UNBALANCED],
+}
+
+
+@pytest.mark.parametrize(
+    ("question_id", "wrong_answer", "its_notes"),
+    [
+        ("ch06.q1", fewest_pieces_with("greedy"), [ch06.NOT_GREEDY, ch06.NOT_FIRST_FOUND]),
+        ("ch06.q1", fewest_pieces_with("backtracking"), [ch06.NOT_FIRST_FOUND]),
+        ("ch06.q1", fewest_pieces_with("ties to the shorter first piece"), [ch06.TIE_TO_LONGER]),
+        ("ch06.q1", fewest_pieces_with("dropped"), [ch06.UNK_IN_PLACE]),
+        ("ch06.q5", answer_or_null_with("independent"), [ch06.END_AFTER_START]),
+        ("ch06.q5", answer_or_null_with(">="), [ch06.STRICTLY]),
+        (
+            "ch06.q5",
+            answer_or_null_with("threshold on the span"),
+            [ch06.ABOVE_THRESHOLD, ch06.BELOW_THRESHOLD],
+        ),
+        (
+            "ch06.q5",
+            answer_or_null_with("threshold ignored"),
+            [ch06.ABOVE_THRESHOLD, ch06.BELOW_THRESHOLD],
+        ),
+        ("ch06.q5", answer_or_null_with("limit 30"), [ch06.NO_LENGTH_LIMIT]),
+        ("ch06.q5", answer_or_null_with("[CLS] allowed"), [ch06.CLS_NO_POSITION]),
+        ("ch06.q7", probe_with("no bias"), [ch06.UNBALANCED]),
+        ("ch06.q7", probe_with("accuracy over every position"), [ch06.MOSTLY_UNLABELLED]),
+        ("ch06.q7", probe_with("-100 as tag 0"), [ch06.MOSTLY_UNLABELLED]),
+        ("ch06.q7", probe_with("mean over every position"), [ch06.MOSTLY_UNLABELLED]),
+    ],
+)
+def test_a_mistake_fails_the_cases_that_name_it_and_no_other_named_case(
+    question_id: str, wrong_answer: Callable[..., Any], its_notes: list[str]
+) -> None:
+    """Its notes are printed (its cases fail); the notes of the other mistakes are not (their
+    cases pass); cases that name no mistake may pass or fail."""
+    _, result = graded(question_id, wrong_answer)
+    for note in its_notes:
+        assert any(note in case.description for case in result.cases), note
+    for case in result.cases:
+        named = [note for note in NOTES[question_id] if note in case.description]
+        if set(named) & set(its_notes):
+            assert not case.passed, case.description
+        elif named:
+            assert case.passed, (case.description, case.message)
+
+
 def test_masked_cases_are_mostly_padded() -> None:
-    for question_id in ("ch06.q3", "ch06.q5"):
+    for question_id in ("ch06.q3", "ch06.q5", "ch06.q7"):
         cases = cases_of(question_id)
         padded = [
             case for case in cases if "padd" in case.description or "question" in case.description

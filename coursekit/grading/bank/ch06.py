@@ -1,13 +1,21 @@
 """Chapter 6, BERT: the graded questions of ``exercises/06-bert.ipynb``.
 
-Questions 1, 3 and 5 transcribe what the chapter prints: WordPiece's greedy longest match
-(graded against ``coursekit.text.wordpiece.greedy_longest_match``), the masked language model's
-80 / 10 / 10 corruption (the rule of ``coursekit.pretrain.mask_tokens``, with the random draws
-given) and the best answer span (``coursekit.models.best_span``). The others ask for what it only
-describes: the ``[CLS] A [SEP] B [SEP]`` input with longest-first truncation (Hugging Face's rule,
-``coursekit.text.wordpiece_encoding``), the first merges of WordPiece's training by the
-association score (``coursekit.text.wordpiece_training``) and the number of parameters of a
-BERT model (``coursekit.models.BertModel``'s shapes, summed). Tensors are float64 or integer.
+Questions 3 and 4 transcribe what the chapter prints: the masked language model's 80 / 10 / 10
+corruption (the rule of ``coursekit.pretrain.mask_tokens``, with the random draws given) and the
+first merges of WordPiece's training by the association score
+(``coursekit.text.wordpiece_training``). Questions 1 and 5 ask for variants it does not print:
+WordPiece's spelling with the fewest pieces, where the chapter's tokenizer takes the longest
+piece first, and BERT's rule for SQuAD 2.0, the best span of any length against the null score
+of ``[CLS]``, where the chapter decodes a span of bounded length. Question 2 asks for the
+``[CLS] A [SEP] B [SEP]`` input with longest-first truncation, which the chapter only describes
+(Hugging Face's rule, ``coursekit.text.wordpiece_encoding``), question 6 for the number of
+parameters of a BERT model (``coursekit.models.BertModel``'s shapes, summed), and question 7 is
+an experiment: the training and held-out accuracy of a linear probe on frozen vectors, for tags
+the vectors encode and for a control task of random tags. Tensors are float64 or integer.
+
+A case built to catch one mistake says so in its description. In questions 1, 5 and 7 the bank's
+tests check that the other mistakes these cases target pass it, so that a note is printed only
+for its mistake.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from coursekit.models.bert import BertModel, BertPreTrainedModel
 from coursekit.models.bert_heads import BertForPreTraining
 from coursekit.models.bert_span import best_span, span_scores, valid_spans
 from coursekit.pretrain.masking import IGNORE_INDEX, mask_tokens
-from coursekit.text.wordpiece import WordPieceTokenizer, greedy_longest_match
+from coursekit.text.wordpiece import WordPieceTokenizer
 from coursekit.text.wordpiece_encoding import bert_input, longest_first_lengths, truncate_pair
 from coursekit.text.wordpiece_training import (
     WordPieceLearner,
@@ -39,16 +47,32 @@ from coursekit.text.wordpiece_training import (
 UNK = "[UNK]"
 
 
-# ch06.q1: WordPiece, greedy longest match first ------------------------------------------------
+# ch06.q1: WordPiece with the fewest pieces ------------------------------------------------------
 
 
-def _wordpiece_reference(words: list[str], vocab: list[str], max_chars: int) -> list[list[str]]:
-    """The pieces of each word by ``coursekit.text.wordpiece.greedy_longest_match``: the longest
-    prefix in ``vocab``, then the longest ``##`` continuation of the rest, ...; ``[UNK]`` for a
-    word that cannot be spelled so or has more than ``max_chars`` characters.
+def _fewest_pieces_reference(words: list[str], vocab: list[str]) -> list[list[str]]:
+    """Each word spelled with the fewest pieces of ``vocab`` (the first piece plain, the others
+    ``##`` continuations); among spellings with that many pieces, the one whose first piece is
+    longest, then whose second is longest, ...; ``[UNK]`` for a word that has no spelling.
+
+    ``fewest[i]`` is the best spelling of ``word[i:]`` as continuations (the whole word at
+    ``i = 0``), filled from the end; trying the ends ``e`` from the longest piece down and
+    keeping a strict improvement only settles the ties as said.
     """
     known = set(vocab)
-    return [greedy_longest_match(word, known, UNK, max_chars) for word in words]
+    spelled = []
+    for word in words:
+        fewest: list[list[str] | None] = [None] * len(word) + [[]]
+        for start in range(len(word) - 1, -1, -1):
+            for end in range(len(word), start, -1):
+                piece = word[start:end] if start == 0 else "##" + word[start:end]
+                rest = fewest[end]
+                if piece in known and rest is not None:
+                    best = fewest[start]
+                    if best is None or len(rest) + 1 < len(best):
+                        fewest[start] = [piece, *rest]
+        spelled.append(fewest[0] or [UNK])
+    return spelled
 
 
 #: The sources' examples and pieces that only a longest match finds.
@@ -57,70 +81,86 @@ BERT_VOCAB = [
     "##s", "scare", "s", "##c", "##crow", "##row", "milk", "mi", "##maid", "##ma", "##id",
     "un", "##aff", "##able", "##a", "##b",
 ]  # fmt: skip
-#: (words, vocabulary, max_chars, the mistake the case catches)
-WORDPIECE_SETTINGS: list[tuple[list[str], list[str], int, str]] = [
+#: The notes of the cases that catch one mistake each (the bank's tests use them).
+NOT_GREEDY = "fewest, not greedy"
+NOT_FIRST_FOUND = "fewest, not the first spelling found"
+TIE_TO_LONGER = "a tie of two 2-piece spellings goes to the longer first piece"
+UNK_IN_PLACE = "a word with no spelling is the single piece [UNK], in its place"
+#: (words, vocabulary, what the case exercises)
+FEWEST_PIECES_SETTINGS: list[tuple[list[str], list[str], str]] = [
     (
-        ["the", "flightless", "birds", "scarecrow", "milkmaids"],
+        ["the", "flightless", "birds", "scarecrow", "milkmaids", "unaffable"],
         BERT_VOCAB,
-        100,
         "the sources' words: flight ##less, scare ##crow, milk ##maid ##s",
     ),
     (
-        ["flightless", "unaffable", "a", "scares", "milk"],
+        ["hugs", "hug", "hut"],
+        [UNK, "hug", "hu", "##gs", "##t", "##g"],
+        f"{NOT_GREEDY}: the longest first piece 'hug' leaves 's', which has no piece, yet "
+        "'hu ##gs' spells 'hugs'",
+    ),
+    (
+        ["thereafter", "there", "after"],
+        [UNK, "there", "the", "##af", "##ter", "##reafter", "##a", "##f", "after", "##re"],
+        f"{NOT_FIRST_FOUND}: longest pieces first give 'there ##af ##ter', 3 pieces; "
+        "'the ##reafter' has 2",
+    ),
+    (
+        ["rainbows", "rainbow", "bows"],
+        [UNK, "rain", "rainbow", "##bows", "##bow", "##s", "bows", "bow"],
+        f"{TIE_TO_LONGER}: 'rainbow ##s', not 'rain ##bows'",
+    ),
+    (
+        ["the", "qwerty", "birds", "flightz"],
         BERT_VOCAB,
-        100,
-        "longest match first: 'f', 'fl', '##l' and '##le' are in the vocabulary too",
+        f"{UNK_IN_PLACE} in the list",
     ),
     (
-        ["abc", "ab", "abcd", "a"],
-        [UNK, "ab", "a", "##bc", "##d", "##bcd"],
-        100,
-        "greedy, no backtracking: 'ab' leaves 'c', which has no piece, so 'abc' is [UNK] "
-        "although 'a ##bc' would spell it",
-    ),
-    (
-        ["flightz", "birds", "xbird", "scarecrows"],
-        BERT_VOCAB,
-        100,
-        "a word with a rest that has no piece is one [UNK], not the pieces found before it",
-    ),
-    (
-        ["lessons", "less", "crow", "birdcrow"],
-        [UNK, "less", "##less", "##ons", "crow", "bird", "##crow", "##cr", "##ow"],
-        100,
-        "'##' marks continuations only: the first piece is never a '##' piece, the others "
-        "always are",
-    ),
-    (
-        ["abcdefghij", "abcdefghijk", "abcde"],
-        [UNK, "abcdefghij", "abcde", "##k", "##fghij", "##f"],
-        10,
-        "max_chars=10: a word of 10 characters is cut, one of 11 is [UNK] whatever the vocabulary",
-    ),
-    (
-        ["xyz", "y", "zz"],
-        [UNK, "##x", "##y", "##z", "x", "z"],
-        100,
-        "pieces of one character; '##y' alone cannot start a word",
+        ["xyz", "y", "zz", "xyzzy"],
+        [UNK, "##x", "##y", "##z", "x", "z", "##zy"],
+        "pieces of one character; '##' marks continuations only: the first piece is never a "
+        "'##' piece",
     ),
 ]
+#: A random vocabulary over two letters, so that most words have many spellings.
+RANDOM_LETTERS, RANDOM_WORDS = "ab", 20
 
 
-def _wordpiece_cases(rng: random.Random) -> Iterator[Case]:
-    for words, vocab, max_chars, about in WORDPIECE_SETTINGS:
+def _random_fewest_pieces_case(rng: random.Random) -> Case:
+    """Random starts and continuations of 1 to 4 letters over ``RANDOM_LETTERS``; each word
+    joins 2 to 4 of them, so that it has a spelling (often several)."""
+
+    def text() -> str:
+        return "".join(rng.choice(RANDOM_LETTERS) for _ in range(rng.randint(1, 4)))
+
+    starts = sorted({text() for _ in range(6)})
+    continuations = sorted({text() for _ in range(8)})
+    words = [
+        rng.choice(starts) + "".join(rng.choice(continuations) for _ in range(rng.randint(1, 3)))
+        for _ in range(RANDOM_WORDS)
+    ]
+    vocab = [UNK, *starts, *(f"##{piece}" for piece in continuations)]
+    return Case(
+        (words, rng.sample(vocab, len(vocab))),
+        description=f"{RANDOM_WORDS} random words over the letters {RANDOM_LETTERS}",
+    )
+
+
+def _fewest_pieces_cases(rng: random.Random) -> Iterator[Case]:
+    for words, vocab, about in FEWEST_PIECES_SETTINGS:
         shuffled = rng.sample(vocab, len(vocab))  # order must not matter
-        yield Case((list(words), shuffled, max_chars), description=about)
+        yield Case((list(words), shuffled), description=about)
+    yield _random_fewest_pieces_case(rng)
 
 
 register(
     Question(
         id="ch06.q1",
-        title="WordPiece: greedy longest match first",
+        title="WordPiece with the fewest pieces",
         points=2,
-        answer_name="wordpiece",
-        reference=_wordpiece_reference,
-        make_cases=_wordpiece_cases,
-        forbidden=(greedy_longest_match, WordPieceTokenizer),
+        answer_name="fewest_pieces",
+        reference=_fewest_pieces_reference,
+        make_cases=_fewest_pieces_cases,
     )
 )
 
@@ -386,17 +426,31 @@ register(
 )
 
 
-# ch06.q5: the best answer span -----------------------------------------------------------------
+# ch06.q5: the best span or no answer (SQuAD 2.0) ---------------------------------------------
 
 
-def _best_span_reference(
-    start_logits: Tensor, end_logits: Tensor, allowed: Tensor, max_answer_length: int
+def _best_non_null_span(
+    start_logits: Tensor, end_logits: Tensor, allowed: Tensor
+) -> tuple[Tensor, Tensor, Tensor]:
+    """``(score, start, end)`` of the best span i..j with ``i <= j`` and both ends allowed, of any
+    length, ``[B]`` each, in O(T): the best start up to each end is a running maximum."""
+    starts = start_logits.masked_fill(~allowed, -torch.inf)
+    best_start, best_start_at = starts.cummax(dim=1)  # max over i <= j of start_logits[i]
+    score, end = (best_start + end_logits.masked_fill(~allowed, -torch.inf)).max(dim=1)
+    return score, best_start_at.gather(1, end.unsqueeze(1)).squeeze(1), end
+
+
+def _answer_or_null_reference(
+    start_logits: Tensor, end_logits: Tensor, allowed: Tensor, threshold: float
 ) -> tuple[Tensor, Tensor]:
-    """The span i..j of highest ``start_logits[i] + end_logits[j]`` with ``i <= j <
-    i + max_answer_length`` and both ends ``allowed``, by ``coursekit.models.best_span``.
-    """
-    start, end, _ = best_span(start_logits, end_logits, max_answer_length, allowed)
-    return start, end
+    """BERT's rule for SQuAD 2.0: the best non-null span i..j (``i <= j``, both ends allowed,
+    no length limit) when its score beats the null score of ``[CLS]`` (position 0) by more than
+    ``threshold``, ``start_logits[i] + end_logits[j] > start_logits[0] + end_logits[0] +
+    threshold``; otherwise no answer, ``(0, 0)``."""
+    score, start, end = _best_non_null_span(start_logits, end_logits, allowed)
+    null = start_logits[:, 0] + end_logits[:, 0]
+    answer = score > null + threshold
+    return torch.where(answer, start, 0), torch.where(answer, end, 0)
 
 
 def _passage_mask(question_lengths: list[int], passage_lengths: list[int], steps: int) -> Tensor:
@@ -407,52 +461,127 @@ def _passage_mask(question_lengths: list[int], passage_lengths: list[int], steps
     return (positions >= starts.unsqueeze(1)) & (positions < ends.unsqueeze(1))
 
 
-def _span_case(
+#: The notes of the cases that catch one mistake each (the bank's tests use them).
+END_AFTER_START = "the best end lies before the best start"
+STRICTLY = "a span must beat the null score plus the threshold strictly"
+ABOVE_THRESHOLD = "a span scoring between s_null and s_null + threshold is no answer"
+BELOW_THRESHOLD = "a span scoring between s_null + threshold and s_null is an answer"
+NO_LENGTH_LIMIT = "no length limit"
+CLS_NO_POSITION = "[CLS] is no position of a span"
+#: Added to the scores of the question, [SEP] and the padding, so that ignoring ``allowed`` shows.
+NOT_ALLOWED_BONUS = 6.0
+#: How far a planted best start (end) scores above every other allowed start (end); unequal,
+#: so that the planted start with the best other end never ties the best other start with the
+#: planted end.
+START_LEAD, END_LEAD = 2.0, 2.5
+#: The score of [CLS] as a start, low, so that a span from [CLS] scores low (but in one case).
+CLS_START = -6.0
+
+
+class _SpanRows:
+    """Scores of ``[CLS] question [SEP] passage [SEP] [PAD] ...`` rows, built row by row:
+    random scores, planted best spans, and a null score set against the best span."""
+
+    def __init__(
+        self,
+        generator: torch.Generator,
+        question_lengths: list[int],
+        passage_lengths: list[int],
+        quarters: bool = False,
+    ) -> None:
+        steps = max(q + p for q, p in zip(question_lengths, passage_lengths, strict=True)) + 3
+        self.allowed = _passage_mask(question_lengths, passage_lengths, steps)
+        shape = (len(question_lengths), steps)
+        self.start = float64_normal(generator, *shape, scale=2.0)
+        self.end = float64_normal(generator, *shape, scale=2.0)
+        if quarters:  # multiples of 1/4: every sum is exact, so a tie is a tie
+            self.start, self.end = (self.start * 4).round() / 4, (self.end * 4).round() / 4
+        self.start += NOT_ALLOWED_BONUS * ~self.allowed
+        self.end += NOT_ALLOWED_BONUS * ~self.allowed
+        self.start[:, 0] = CLS_START
+
+    def plant(self, row: int, start: int, end: int) -> None:
+        """Make ``start`` the best allowed start of ``row`` and ``end`` its best allowed end."""
+        allowed = self.allowed[row]
+        self.start[row, start] = self.start[row][allowed].max() + START_LEAD
+        self.end[row, end] = self.end[row][allowed].max() + END_LEAD
+
+    def set_null(self, row: int, span_minus_null: float) -> None:
+        """Set ``end_logits[0]`` so that the best span scores ``span_minus_null`` above the null
+        score of ``row``."""
+        score, _, _ = _best_non_null_span(self.start, self.end, self.allowed)
+        self.end[row, 0] = score[row] - span_minus_null - self.start[row, 0]
+
+    def case(self, threshold: float, about: str) -> Case:
+        return Case(
+            (self.start, self.end, self.allowed, threshold),
+            description=f"{about}; threshold={threshold:g}; the question and the padding score "
+            "high",
+        )
+
+
+def _span_rows(
     generator: torch.Generator,
     question_lengths: list[int],
     passage_lengths: list[int],
-    max_answer_length: int,
-    about: str,
-) -> Case:
-    """Random scores; the question, ``[CLS]`` and the padding score higher than the passage, so
-    that an answer that ignores ``allowed`` picks them."""
-    steps = max(q + p for q, p in zip(question_lengths, passage_lengths, strict=True)) + 3
-    allowed = _passage_mask(question_lengths, passage_lengths, steps)
-    shape = (len(question_lengths), steps)
-    start = float64_normal(generator, *shape, scale=2.0) + 3.0 * ~allowed
-    end = float64_normal(generator, *shape, scale=2.0) + 3.0 * ~allowed
-    return Case(
-        (start, end, allowed, max_answer_length),
-        description=f"{about}; question and padding score high but are not allowed",
-    )
+    margins: list[float],
+    spans: list[tuple[int, int] | None] | None = None,
+    quarters: bool = False,
+) -> _SpanRows:
+    """Rows whose best span (planted at ``spans`` where given, passage positions counted from
+    the passage's first token) scores ``margins`` above the null score."""
+    rows = _SpanRows(generator, question_lengths, passage_lengths, quarters)
+    for row, span in enumerate(spans or []):
+        if span is not None:
+            first = question_lengths[row] + 2
+            rows.plant(row, first + span[0], first + span[1])
+    for row, margin in enumerate(margins):
+        rows.set_null(row, margin)
+    return rows
 
 
 def _span_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
-    yield _span_case(generator, [3, 5], [8, 6], 30, "spans within the passage")
-    independent = _span_case(
-        generator, [2], [9], 30, "the best end lies before the best start: j >= i"
+    margins = [round(rng.uniform(1.0, 2.0), 2) for _ in range(4)]
+    yield _span_rows(generator, [3, 5], [8, 6], margins[:2]).case(
+        0.0, "answerable questions: the best span beats the null score"
     )
-    start, end, allowed, _ = independent.args
-    start[0, 9], end[0, 5] = 9.0, 9.0  # argmax start 9 (passage 4..12), argmax end 5
-    yield independent
-    long = _span_case(generator, [2, 3], [12, 10], 4, "max_answer_length=4: j - i + 1 <= 4")
-    start, end, _, _ = long.args
-    start[0, 5], end[0, 13], end[0, 8] = 8.0, 8.0, 6.0  # span 5..13 too long; 5..8 has length 4
-    start[1, 7], end[1, 11], end[1, 10] = 8.0, 8.0, 5.0  # 7..11 is 5 long; 7..10 is 4
-    yield long
-    yield _span_case(generator, [4, 2, 3], [7, 9, 5], 1, "max_answer_length=1: start = end")
-    yield _span_case(generator, [3, 6], [15, 11], 3, "max_answer_length=3")
-    yield _span_case(generator, [1, 4, 2, 5], [6, 3, 8, 10], 30, "a batch of four")
+    yield _span_rows(generator, [4, 2, 6], [7, 9, 5], [-m for m in margins[1:]]).case(
+        0.0, "unanswerable questions: the null score beats every span"
+    )
+    yield _span_rows(generator, [2, 3], [9, 8], [1.0, 1.0], [(5, 1), (6, 2)]).case(
+        0.0, f"{END_AFTER_START}: j >= i"
+    )
+    yield _span_rows(
+        generator, [3, 4, 2], [6, 8, 7], [0.0, 0.5, -0.5], [(1, 3), (0, 5), (2, 2)], True
+    ).case(0.0, f"{STRICTLY}: in the first row they are equal")
+    yield _span_rows(generator, [2, 4], [8, 7], [0.75, 2.5], [(2, 4), (1, 1)]).case(
+        1.5, ABOVE_THRESHOLD
+    )
+    yield _span_rows(generator, [3, 2], [7, 9], [-0.5, -2.0], [(0, 2), (3, 6)]).case(
+        -1.0, BELOW_THRESHOLD
+    )
+    yield _span_rows(generator, [4, 3], [50, 12], [1.0, 1.5], [(2, 41), (1, 7)]).case(
+        0.0, f"{NO_LENGTH_LIMIT}: the best span of the first row is 40 tokens long"
+    )
+    cls = _span_rows(generator, [3, 2], [8, 6], [], [(2, 5), (1, 3)])
+    for row in range(2):  # a span from [CLS] to the best end would beat every answer
+        cls.start[row, 0] = cls.start[row][cls.allowed[row]].max() + START_LEAD
+        cls.set_null(row, 1.0)
+    yield cls.case(0.0, f"{CLS_NO_POSITION}: it scores high as a start, yet no span runs from it")
+    signs = [rng.choice([-1.0, 1.0]) for _ in range(4)]
+    yield _span_rows(
+        generator, [1, 4, 2, 5], [6, 3, 8, 10], [s * m for s, m in zip(signs, margins, strict=True)]
+    ).case(0.0, "a batch of four, answerable or not")
 
 
 register(
     Question(
         id="ch06.q5",
-        title="The best answer span",
-        points=1,
-        answer_name="best_answer_span",
-        reference=_best_span_reference,
+        title="The best span or no answer (SQuAD 2.0)",
+        points=2,
+        answer_name="answer_or_null",
+        reference=_answer_or_null_reference,
         make_cases=_span_cases,
         forbidden=(best_span, span_scores, valid_spans),
         output_names=("start", "end"),
@@ -520,5 +649,188 @@ register(
         reference=_parameter_count_reference,
         make_cases=_parameter_count_cases,
         forbidden=(BertPreTrainedModel, BertModel, BertForPreTraining),
+    )
+)
+
+
+# ch06.q7: a probe on frozen vectors, and its control (an experiment) ---------------------------
+
+
+def _probe_fit(
+    features: Tensor, labels: Tensor, num_classes: int, steps: int, lr: float
+) -> tuple[Tensor, Tensor]:
+    """``W [H, C]`` and ``b [C]`` after ``steps`` steps of full-batch gradient descent from zero
+    on the mean cross-entropy of the labelled positions (label != -100) of ``features [N, T, H]``.
+    The gradient of the mean cross-entropy of softmax(x W + b) is ``x^T (P - Y) / n``."""
+    labelled = labels != IGNORE_INDEX
+    x, targets = features[labelled], labels[labelled]  # [n, H], [n]
+    one_hot = torch.nn.functional.one_hot(targets, num_classes).to(x.dtype)
+    weight = torch.zeros(x.shape[1], num_classes, dtype=x.dtype)
+    bias = torch.zeros(num_classes, dtype=x.dtype)
+    for _ in range(steps):
+        error = (torch.softmax(x @ weight + bias, dim=-1) - one_hot) / len(targets)
+        weight, bias = weight - lr * x.T @ error, bias - lr * error.sum(0)
+    return weight, bias
+
+
+def _probe_accuracy(weight: Tensor, bias: Tensor, features: Tensor, labels: Tensor) -> float:
+    """The share of the labelled positions whose highest-scoring class is the label."""
+    labelled = labels != IGNORE_INDEX
+    guesses = (features[labelled] @ weight + bias).argmax(dim=-1)
+    return float((guesses == labels[labelled]).double().mean())
+
+
+def _probe_reference(
+    train_features: Tensor,
+    train_labels: Tensor,
+    test_features: Tensor,
+    test_labels: Tensor,
+    num_classes: int,
+    steps: int,
+    lr: float,
+) -> tuple[float, float]:
+    """The training and held-out accuracy of a linear probe (softmax regression, zero start,
+    full-batch gradient descent on the mean cross-entropy of the labelled positions)."""
+    weight, bias = _probe_fit(train_features, train_labels, num_classes, steps, lr)
+    return (
+        _probe_accuracy(weight, bias, train_features, train_labels),
+        _probe_accuracy(weight, bias, test_features, test_labels),
+    )
+
+
+#: The notes of the cases that catch one mistake each (the bank's tests use them).
+MOSTLY_UNLABELLED = "most positions are labelled -100"
+UNBALANCED = "unbalanced tags"
+
+
+def _tag_directions(
+    generator: torch.Generator, size: int, tag_shares: list[float], spread: float, mirrored: bool
+) -> Tensor:
+    """One direction of length ``spread`` per tag, ``[C, H]``; the second the first negated when
+    ``mirrored``; the first, 'O', the origin when the shares are unbalanced."""
+    directions = float64_normal(generator, len(tag_shares), size)
+    directions = spread * directions / directions.norm(dim=1, keepdim=True)
+    if mirrored:
+        directions[1] = -directions[0]
+    elif len(set(tag_shares)) > 1:
+        directions[0] = 0.0
+    return directions
+
+
+def _noise_scales(generator: torch.Generator, size: int) -> Tensor:
+    """The standard deviation of the noise of each of the H dimensions, from 1/4 to 4 on a log
+    scale (frozen vectors are far from isotropic)."""
+    return 4.0 ** (2 * torch.rand(size, generator=generator, dtype=torch.float64) - 1)
+
+
+def _tagged_vectors(
+    generator: torch.Generator,
+    directions: Tensor,
+    scales: Tensor,
+    sentences: int,
+    steps: int,
+    tag_shares: list[float],
+    labelled_share: float,
+    mirrored: bool,
+    random_tags: bool,
+) -> tuple[Tensor, Tensor]:
+    """Frozen vectors ``[N, T, H]`` and tags ``[N, T]``: the direction of each position's tag
+    plus noise of standard deviations ``scales [H]``; ``-100`` on the positions not labelled.
+    ``mirrored``: the second half of the sentences is the first half negated, tags 0 and 1
+    swapped, so that the bias of a probe of two tags stays 0 (a probe without a bias passes
+    such a case). ``random_tags``: the tags are drawn again, independent of the
+    vectors (a control task)."""
+    shares = torch.tensor(tag_shares, dtype=torch.float64)
+
+    def draw_tags() -> Tensor:
+        tags = torch.multinomial(shares, sentences * steps, True, generator=generator)
+        return tags.view(sentences, steps)
+
+    labels = draw_tags()
+    noise = float64_normal(generator, sentences, steps, directions.shape[1]) * scales
+    features = directions[labels] + noise
+    if random_tags:
+        labels = draw_tags()
+    unlabelled = torch.rand(sentences, steps, generator=generator) >= labelled_share
+    labels = labels.masked_fill(unlabelled, IGNORE_INDEX)
+    if mirrored:
+        half = sentences // 2
+        features[half:] = -features[:half]
+        first = labels[:half]
+        labels[half:] = torch.where(first == IGNORE_INDEX, first, 1 - first)
+    return features, labels
+
+
+#: (N sentences, T, H, tag shares, labelled share, spread, mirrored, random tags, steps, lr,
+#: what the case exercises); the held-out set has as many sentences as the training set.
+PROBE_SETTINGS: list[
+    tuple[int, int, int, list[float], float, float, bool, bool, int, float, str]
+] = [
+    (
+        12, 10, 16, [0.5, 0.5], 0.5, 1.0, True, False, 50, 0.5,
+        "2 tags the vectors encode, padded sentences (half the positions labelled)",
+    ),
+    (
+        8, 10, 64, [0.5, 0.5], 0.6, 1.0, True, True, 200, 0.5,
+        "control task: random tags, independent of the vectors; the probe learns its training "
+        "positions by heart, not the held-out ones (padded sentences)",
+    ),
+    (
+        32, 12, 16, [0.5, 0.5], 0.3, 1.0, True, False, 20, 0.5,
+        f"{MOSTLY_UNLABELLED} (padding, [CLS], [SEP], continuation pieces): they count neither "
+        "in the loss, a mean over the labelled positions, nor in the accuracy",
+    ),
+    (
+        10, 8, 16, [0.7, 0.1, 0.1, 0.1], 1.0, 1.5, False, False, 100, 0.5,
+        f"{UNBALANCED}, 70 % 'O', every position labelled: the probe's bias learns how common "
+        "each tag is",
+    ),
+    (
+        16, 9, 24, [0.25, 0.25, 0.25, 0.25], 0.6, 2.0, False, False, 80, 0.3,
+        "4 tags, padded sentences",
+    ),
+]  # fmt: skip
+
+
+def _probe_cases(rng: random.Random) -> Iterator[Case]:
+    generator = torch_generator(rng)
+    for (
+        sentences, steps, size, shares, labelled, spread, mirrored, random_tags, gd_steps, lr,
+        about,
+    ) in PROBE_SETTINGS:  # fmt: skip
+        directions = _tag_directions(generator, size, shares, spread, mirrored)
+        scales = _noise_scales(generator, size)
+        train, test = (
+            _tagged_vectors(
+                generator,
+                directions,
+                scales,
+                sentences,
+                steps,
+                shares,
+                labelled,
+                mirrored,
+                random_tags,
+            )
+            for _ in range(2)
+        )
+        positions = min(int((labels != IGNORE_INDEX).sum()) for _, labels in (train, test))
+        yield Case(
+            (*train, *test, len(shares), gd_steps, lr),
+            description=f"{about}; {gd_steps} steps, lr={lr:g}",
+            rtol=0.0,
+            atol=1.5 / positions,  # one position either way
+        )
+
+
+register(
+    Question(
+        id="ch06.q7",
+        title="A probe on frozen vectors, and its control",
+        points=2,
+        answer_name="probe_accuracy",
+        reference=_probe_reference,
+        make_cases=_probe_cases,
+        output_names=("train_accuracy", "test_accuracy"),
     )
 )
