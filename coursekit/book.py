@@ -97,8 +97,20 @@ def claims_under_shift(path: Path, shift: int, timeout: int = 600) -> dict[str, 
 def seed_table(paths: Sequence[Path], shifts: Sequence[int], jobs: int = 2) -> int:
     """Print chapter x claim x seed shift (``make test-seeds``); 1 if any claim failed."""
     runs = [(path, shift) for path in paths for shift in shifts]
+
+    def run_and_report(run: tuple[Path, int]) -> dict[str, bool]:
+        start = time.perf_counter()
+        claims = claims_under_shift(*run)
+        failed = sum(not held for held in claims.values())
+        print(
+            f"{run[0].name} COURSEKIT_SEED={run[1]}: {len(claims)} claims, {failed} failed "
+            f"({time.perf_counter() - start:.0f} s)",
+            flush=True,
+        )
+        return claims
+
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = dict(zip(runs, pool.map(lambda run: claims_under_shift(*run), runs), strict=True))
+        results = dict(zip(runs, pool.map(run_and_report, runs), strict=True))
     failed = 0
     print(f"{'COURSEKIT_SEED':>14}  " + " ".join(f"{shift:>5}" for shift in shifts) + "  claim")
     for path in paths:

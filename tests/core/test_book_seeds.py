@@ -46,6 +46,7 @@ def test_the_table_marks_the_failing_seed_and_the_exit_status_says_so(
 ) -> None:
     assert seed_table([chapter], [0, 1], jobs=2) == 1
     table = capsys.readouterr().out.splitlines()
+    assert sorted(table[:2])[1].startswith("01-chapter.ipynb COURSEKIT_SEED=1: 2 claims, 1 failed")
     assert any(line.split()[:2] == ["True", "FALSE"] for line in table), table
     assert any(line.split()[:2] == ["True", "True"] for line in table), table
     assert table[-1] == "1 claim runs failed or missing"
