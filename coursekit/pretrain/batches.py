@@ -22,7 +22,7 @@ from coursekit.pretrain.nsp import (
     Document,
     SentencePairExample,
     check_documents,
-    sentence_pair,
+    document_sentence_pair,
     split_sentences,
 )
 from coursekit.text.collate import Batch
@@ -137,8 +137,13 @@ class PretrainingBatches:
 
     def next_batch(self) -> PretrainingBatch:
         """One batch: ``batch_size`` sentence pairs, collated and masked."""
-        examples = [
-            sentence_pair(self.documents, self.max_length, self.generator)
+        return self.next_batch_with_sources()[0]
+
+    def next_batch_with_sources(self) -> tuple[PretrainingBatch, Tensor]:
+        """One batch and, for each pair, the index of the document its segment A comes from."""
+        drawn = [
+            document_sentence_pair(self.documents, self.max_length, self.generator)
             for _ in range(self.batch_size)
         ]
-        return self.collator(examples, self.generator)
+        batch = self.collator([pair for _, pair in drawn], self.generator)
+        return batch, torch.tensor([index for index, _ in drawn])

@@ -24,10 +24,10 @@ import torch
 from torch import Tensor
 
 from coursekit.models.bert_heads import BertForPreTraining
-from coursekit.pretrain.batches import PretrainingCollator, tokenize_documents
+from coursekit.pretrain.batches import PretrainingBatches, PretrainingCollator, tokenize_documents
 from coursekit.pretrain.bert_pretraining import PretrainingSettings
 from coursekit.pretrain.corpus import pretraining_corpus
-from coursekit.pretrain.nsp import Document, check_documents, document_sentence_pair
+from coursekit.pretrain.nsp import Document
 from coursekit.pretrain.objective import pretraining_logits
 from coursekit.runtime import evaluating, model_device, move_to_device
 from coursekit.text.wordpiece import WordPieceTokenizer
@@ -76,19 +76,16 @@ def nsp_outcomes(
     segment A, on the very pairs and masks that ``PretrainingBatches(documents, collator,
     batch_size, steps, max_length, seed)`` draws (Chapter 6, BERT).
     """
-    check_documents(documents)
-    generator = torch.Generator().manual_seed(seed)
+    stream = PretrainingBatches(documents, collator, batch_size, steps, max_length, seed)
     device = model_device(model)
     correct, sources = [], []
     with evaluating(model):
         for _ in range(steps):
-            drawn = [
-                document_sentence_pair(documents, max_length, generator) for _ in range(batch_size)
-            ]
-            batch = move_to_device(collator([pair for _, pair in drawn], generator), device)
+            batch, documents_of_pairs = stream.next_batch_with_sources()
+            batch = move_to_device(batch, device)
             _, nsp_logits = pretraining_logits(model, batch)
             correct.append((nsp_logits.argmax(-1) == batch.nsp_labels).cpu())
-            sources.append(torch.tensor([index for index, _ in drawn]))
+            sources.append(documents_of_pairs)
     return PairOutcomes(torch.cat(correct), torch.cat(sources))
 
 
