@@ -226,7 +226,7 @@ def _add_pretrain_parser(commands: argparse._SubParsersAction) -> None:
     from coursekit.pretrain.command import add_pretrain_arguments
 
     parser = commands.add_parser(
-        "pretrain", help="pretrain a model of the course (bert: MLM + NSP on docs_corpus)"
+        "pretrain", help="pretrain a model of the course (bert), or pick its fine-tuning rates"
     )
     add_pretrain_arguments(parser)
 
@@ -269,9 +269,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "grade":
             return grade(args)
         if args.command == "pretrain":
-            from coursekit.pretrain.command import command_line, run_pretraining
+            from coursekit.pretrain.command import (
+                command_line,
+                run_pretraining,
+                run_transfer_pilot,
+            )
 
-            return run_pretraining(args, command_line(["coursekit"], argv))
+            run = run_transfer_pilot if args.model == "transfer-pilot" else run_pretraining
+            return run(args, command_line(["coursekit"], argv))
         return assign(args.solutions, args.exercises)
     except (ValueError, OSError, MissingGradeExtraError) as error:
         print(f"coursekit {args.command}: {error}", file=sys.stderr)

@@ -1,20 +1,22 @@
 """``review_corpus``: unlabelled reviews to pretrain on, from the sentiment grammar (Chapter 6).
 
 A pretrained model can only bring to a task what its unlabelled text teaches. These reviews use
-the words of ``sentiment`` (its subjects, adjectives, adverbs, fillers and openers) and join two
-or three clauses the way people write: with ``and`` when the next clause has the same
-sentiment, with ``but`` when it has the opposite one (Hatzivassiloglou and McKeown, 1997, found
-adjective polarity from exactly these conjunctions). A clause is negated now and then, which
-flips its adjective's polarity. So filling a masked adjective well requires knowing which
-adjectives are positive and which negative, and a masked language model learns it with no label.
+the words of ``sentiment`` and say two things about a film with ``and``, which people use to
+join judgements of the same polarity: ``the plot was superb and the cast was brilliant.``
+(Hatzivassiloglou and McKeown, 1997, sorted adjectives into positive and negative from exactly
+such conjunctions). Filling a masked adjective well therefore requires knowing which
+adjectives go together, and a masked language model learns the two polarities with no label.
 
-The *control* corpus (``joined=False``) removes only that relation: each text holds as many
-clauses, drawn the same way, but each one its own sentence with a sentiment of its own, so
-that no word relates one adjective to another.
+The *control* corpus (``joined=False``) removes only that relation: the same two judgements,
+each its own sentence with a polarity of its own (``the plot was superb. the cast was dull.``),
+so that nothing in a text relates one adjective to the other.
 
-A text's bag of words decides its split exactly as it decides sentiment's, so the ``train``
-texts that pretraining reads can never be a validation, test or hard review, and the ``valid``
-and ``test`` texts measure the masked language model on reviews it never read.
+Every text has one shape, ``the X was A and the Y was B.`` (the subjects of two words), so that
+a small model learns the relation in a couple of thousand steps on a laptop; longer subjects,
+adverbs, fillers, negation and ``but`` between opposite judgements all make the same model
+need far longer. A text's bag of words decides its split exactly as it decides sentiment's, so
+the ``train`` texts that pretraining reads are never a validation, test or hard review of
+``sentiment``, and the ``valid`` and ``test`` texts measure the model on texts it never read.
 """
 
 from __future__ import annotations
@@ -23,92 +25,52 @@ import random
 
 from coursekit.data.records import Labelled
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
-from coursekit.data.sentiment import (
-    ADVERBS,
-    FILLERS,
-    FRACTIONS,
-    NEGATIVE,
-    OPENERS,
-    POSITIVE,
-    SUBJECTS,
-    Clause,
-    bag_of_words,
-    sentence,
-)
+from coursekit.data.sentiment import FRACTIONS, NEGATIVE, POSITIVE, SUBJECTS, bag_of_words
 from coursekit.data.splits import generator_for, sample_split
 
-NEGATION_PROBABILITY = 0.15
-FILLER_PROBABILITY = 0.2
-CHANGE_PROBABILITY = 0.3
+SHORT_SUBJECTS = tuple(subject for subject in SUBJECTS if len(subject.split()) == 2)
+"""The subjects of two words (``the plot``, ...; not ``the camera work``)."""
 
 
-def clause_with_sentiment(rng: random.Random, subject: str, sentiment: int) -> Clause:
-    """A clause with the given sentiment; negated with probability 0.15 (the adjective then has
-    the opposite polarity), a filler with probability 0.2."""
-    negated = rng.random() < NEGATION_PROBABILITY
-    adjectives = POSITIVE if sentiment ^ negated else NEGATIVE
-    filler = rng.choice(FILLERS[1:]) if rng.random() < FILLER_PROBABILITY else ""
-    return Clause(subject, rng.choice(ADVERBS), rng.choice(adjectives), filler, negated)
-
-
-def opinion_clauses(rng: random.Random) -> tuple[list[Clause], list[str]]:
-    """Two or three clauses on different subjects and the words that join them: ``and`` where
-    the sentiment stays, ``but`` where it changes (with probability 0.3)."""
-    subjects = rng.sample(SUBJECTS, rng.choice((2, 3)))
-    sentiment = rng.randint(0, 1)
-    clauses, joins = [clause_with_sentiment(rng, subjects[0], sentiment)], []
-    for subject in subjects[1:]:
-        changes = rng.random() < CHANGE_PROBABILITY
-        sentiment ^= changes
-        joins.append(", but" if changes else " and")
-        clauses.append(clause_with_sentiment(rng, subject, sentiment))
-    return clauses, joins
+def judgement(rng: random.Random, subject: str, positive: bool) -> str:
+    """``<subject> was <adjective>`` with an adjective of the given polarity."""
+    return f"{subject} was {rng.choice(POSITIVE if positive else NEGATIVE)}"
 
 
 def joined_review(rng: random.Random) -> tuple[Labelled]:
-    """``[opener] A and B, but C.``: clauses joined by what relates their sentiments; two
-    clauses of opposite sentiments are also written ``although A, B`` or ``B, even though A``."""
-    clauses, joins = opinion_clauses(rng)
-    if joins == [", but"] and rng.random() < 2 / 3:  # two clauses: "although" or "even though"
-        first, second = (clause.text for clause in clauses)
-        body = (
-            f"although {first}, {second}"
-            if rng.random() < 0.5
-            else f"{second}, even though {first}"
-        )
-    else:
-        body = clauses[0].text + "".join(
-            f"{join} {clause.text}" for join, clause in zip(joins, clauses[1:], strict=True)
-        )
-    return (Labelled(sentence(rng.choice(OPENERS), body), -1),)
+    """``X was A and Y was B.``: two judgements of the same polarity joined by ``and``."""
+    first, second = rng.sample(SHORT_SUBJECTS, 2)
+    positive = rng.random() < 0.5
+    text = f"{judgement(rng, first, positive)} and {judgement(rng, second, positive)}."
+    return (Labelled(text, -1),)
 
 
-def independent_clauses(rng: random.Random) -> tuple[Labelled]:
-    """``A. B. C.``: as many clauses, each its own sentence with a sentiment of its own."""
-    subjects = rng.sample(SUBJECTS, rng.choice((2, 3)))
-    clauses = [clause_with_sentiment(rng, subject, rng.randint(0, 1)) for subject in subjects]
-    return (Labelled(" ".join(sentence(rng.choice(OPENERS), c.text) for c in clauses), -1),)
+def separate_judgements(rng: random.Random) -> tuple[Labelled]:
+    """``X was A. Y was B.``: two judgements, each its own sentence with its own polarity."""
+    first, second = rng.sample(SHORT_SUBJECTS, 2)
+    text = f"{judgement(rng, first, rng.random() < 0.5)}. {judgement(rng, second, rng.random() < 0.5)}."
+    return (Labelled(text, -1),)
 
 
 @register(
     DatasetInfo(
         name="review_corpus",
-        description="unlabelled reviews joining clauses with and/but, for pretraining (Ch. 6)",
+        description="unlabelled 'X was A and Y was B.' reviews, for pretraining (Ch. 6)",
         kind="generated",
         splits=("train", "valid", "test"),
         options=(
             SIZE_OPTION,
             SEED_OPTION,
-            Option("joined", True, "False: the control, clauses as separate sentences"),
+            Option("joined", True, "False: the control, two sentences of independent polarity"),
         ),
-        sizes={"train": 20000, "valid": 1000, "test": 1000},
+        sizes={"train": 10000, "valid": 1000, "test": 1000},
     )
 )
 def review_corpus(split: str, *, n: int, seed: int, joined: bool) -> list[str]:
-    """``n`` unlabelled review texts of ``split`` (Chapter 6, BERT); the split is sentiment's
-    split of the text's bag of words."""
+    """``n`` distinct unlabelled review texts of ``split`` (Chapter 6, BERT); the split is
+    sentiment's split of the text's bag of words."""
     reviews = sample_split(
-        joined_review if joined else independent_clauses,
+        joined_review if joined else separate_judgements,
         key=bag_of_words,
         split=split,
         n=n,

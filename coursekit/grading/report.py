@@ -67,7 +67,8 @@ def format_report(result: QuestionResult) -> str:
     if called and result.passed_count:
         lines.append(
             f"  note: this calls the reference implementation {called}: write it yourself; "
-            "the grader gives such an answer 0 points"
+            "the points above are the self-check's, and the instructor's grader gives such an "
+            "answer 0"
         )
     return "\n".join(lines)
 

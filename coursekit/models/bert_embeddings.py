@@ -28,8 +28,8 @@ def bert_embedding(
     norm: nn.Module,
     dropout: nn.Module,
 ) -> Tensor:
-    """``Dropout(LayerNorm(E_token[x] + E_segment[s] + E_position[t]))`` for token embeddings
-    ``[B, T, H]`` already looked up (Chapter 6, BERT).
+    """``Dropout(LayerNorm(E_token[x] + E_segment[s] + E_position[t]))`` for token
+    embeddings ``[B, T, H]`` already looked up (Chapter 6, BERT).
     """
     positions = torch.arange(token_embeddings.shape[1], device=token_embeddings.device)
     summed = token_embeddings + F.embedding(token_type_ids, segment_weight)

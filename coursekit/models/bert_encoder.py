@@ -142,7 +142,8 @@ class BertLayer(nn.Module):
     def forward(
         self, x: Tensor, mask: Tensor | None, need_weights: bool = False
     ) -> tuple[Tensor, Tensor | None]:
-        """The layer's output ``[B, T, H]`` and, with ``need_weights``, its attention weights."""
+        """The layer's output ``[B, T, H]`` and, with ``need_weights``, its attention
+        weights."""
         kept_weights: list[Tensor | None] = []
 
         def self_attention(h: Tensor) -> Tensor:

@@ -46,10 +46,10 @@ def best_span(
     """The span of highest ``start_logits[i] + end_logits[j]`` with ``i <= j <
     i + max_answer_length`` (Chapter 6, BERT).
 
-    ``start_logits`` and ``end_logits`` are ``[B, T]``; ``allowed`` ``[B, T]`` is True where an
-    answer may start or end (e.g. the passage tokens). Returns ``(start, end, score)``, each
-    ``[B]``; ties go to the earliest start, then the earliest end. A row with no allowed span
-    gets start = end = 0 and score -inf.
+    ``start_logits`` and ``end_logits`` are ``[B, T]``; ``allowed`` ``[B, T]`` is True
+    where an answer may start or end (e.g. the passage tokens). Returns ``(start, end,
+    score)``, each ``[B]``; ties go to the earliest start, then the earliest end. A row
+    with no allowed span gets start = end = 0 and score -inf.
     """
     check_span_arguments(start_logits, end_logits, max_answer_length, allowed)
     length = start_logits.shape[-1]

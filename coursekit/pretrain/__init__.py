@@ -5,8 +5,10 @@
 freshly masked batches, :mod:`.objective` is the loss L_MLM + L_NSP and its accuracies,
 :mod:`.bert_pretraining` trains a small BERT with :func:`coursekit.train.fit`,
 :mod:`.bootstrap` bounds its held-out next-sentence accuracy by resampling documents, and
-:mod:`.checkpoint` saves it and loads it for fine-tuning. ``python -m coursekit.pretrain bert``
-runs it all (:mod:`.command`).
+:mod:`.checkpoint` saves it and loads it for fine-tuning, :mod:`.fine_tuning` fine-tunes it on
+the four kinds of task, and :mod:`.transfer` measures what pretraining on unlabelled reviews
+brings to sentiment, against the same network from scratch and a control corpus.
+``python -m coursekit.pretrain bert`` runs the pretraining (:mod:`.command`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Pretraining a small BERT with MLM + NSP on the course's corpus (Chapter 6, BERT).
+"""Pretraining a small BERT with MLM + NSP, or MLM alone, on the course's corpora (Chapter 6,
+BERT).
 
 The recipe of the paper, scaled down so that it runs on a laptop: learn a WordPiece vocabulary
 from the training documents, build a BERT (4 layers, H = 128, 4 heads, feed-forward 512, 128
@@ -14,6 +15,11 @@ sentence prediction recognises the training documents (about 80 % right on their
 better than it compares A with B on new ones (about 59 % on held-out documents), and its
 held-out accuracy stops improving after a few hundred steps. The default run (600 steps)
 stops there.
+
+With ``corpus="reviews"`` and ``next_sentence=False`` the model reads one review at a time and
+learns the masked language model alone, as RoBERTa does (Liu et al., 2019, found that dropping
+next sentence prediction matches or improves downstream results); the reviews are single
+sentences, so there is no next sentence to predict.
 
 :func:`pretrain_bert` also records the first steps (their losses, and for every parameter the
 norm of what they changed), so that anyone can check that the same command, seed and corpus
@@ -36,15 +42,25 @@ from torch.optim.lr_scheduler import LambdaLR
 from coursekit.models.bert_config import BertConfig
 from coursekit.models.bert_heads import BertForPreTraining
 from coursekit.pretrain.batches import (
+    FreshBatches,
     PretrainingBatch,
     PretrainingBatches,
     PretrainingCollator,
+    TextBatches,
     tokenize_documents,
 )
-from coursekit.pretrain.corpus import Corpus, corpus_names, pretraining_corpus
+from coursekit.pretrain.corpus import (
+    CORPORA,
+    corpus_names,
+    corpus_sha256,
+    pretraining_corpus,
+    review_texts,
+    vocabulary_texts,
+)
 from coursekit.pretrain.distributed import DistributedLoss, ShardedBatches, rank_and_world
 from coursekit.pretrain.masking import MaskingRule
 from coursekit.pretrain.objective import (
+    masked_lm_loss,
     pretraining_accuracies,
     pretraining_loss,
     pretraining_metrics,
@@ -57,13 +73,18 @@ from coursekit.text.wordpiece_training import train_wordpiece
 from coursekit.train import History, fit
 from coursekit.train.loop import LossFunction
 
+HELD_OUT_BATCHES = 16
+"""How many batches of held-out pairs or texts the final evaluation measures."""
+
 
 @dataclass(frozen=True)
 class PretrainingSettings:
     """Everything that decides a pretraining run (Chapter 6, BERT): the vocabulary, the model's
     sizes, the batches, the optimisation, the seed. ``steps_per_epoch`` steps make an epoch
     (the batches are drawn afresh, so an epoch is a number of steps, not a pass over a fixed
-    dataset); ``max_steps`` replaces the epochs by one epoch of that many steps.
+    dataset); ``max_steps`` replaces the epochs by one epoch of that many steps. ``corpus`` is
+    ``docs_corpus`` (documents, for MLM + NSP) or a review corpus (``reviews``,
+    ``reviews_control``: single sentences, for MLM alone, ``next_sentence=False``).
     """
 
     vocab_size: int = 3000
@@ -86,6 +107,17 @@ class PretrainingSettings:
     use_wikitext2: bool = True
     record_steps: int = 3
     seed: int = 0
+    corpus: str = "docs_corpus"
+    next_sentence: bool = True
+
+    def __post_init__(self) -> None:
+        if self.corpus not in CORPORA:
+            raise ValueError(f"corpus must be one of {', '.join(CORPORA)}, got {self.corpus!r}")
+        if self.next_sentence and self.corpus != "docs_corpus":
+            raise ValueError(
+                f"{self.corpus} holds single sentences, with no next sentence to predict: "
+                "pretrain it with --no-next-sentence (the masked language model alone)"
+            )
 
     def bert_config(self, tokenizer: WordPieceTokenizer) -> BertConfig:
         """The :class:`BertConfig` of the model these settings build."""
@@ -128,6 +160,7 @@ class PretrainingRun:
     baselines: dict[str, float]
     held_out: dict[str, float]
     corpus: list[str]
+    corpus_sha256: str
 
 
 def parameter_values(model: nn.Module) -> dict[str, Tensor]:
@@ -175,11 +208,81 @@ class RecordingLoss:
                 self.record_file.write_text(json.dumps(self.record.update_norms), "utf-8")
 
 
-def build_tokenizer(corpus: Corpus, settings: PretrainingSettings) -> WordPieceTokenizer:
-    """A WordPiece vocabulary learned from the training documents' paragraphs."""
-    paragraphs = [paragraph for document in corpus for paragraph in document]
-    vocab = train_wordpiece(paragraphs, settings.vocab_size, min_pair_count=settings.min_pair_count)
+@dataclass
+class Streams:
+    """The batches of a run: the training stream, the validation batches measured after every
+    epoch, the held-out batches measured at the end, the training tokens' counts (for the
+    unigram baseline) and the SHA-256 of the training texts."""
+
+    train: FreshBatches
+    valid: list[PretrainingBatch]
+    held_out: list[PretrainingBatch]
+    token_counts: Counter[int]
+    sha256: str
+
+
+def build_tokenizer(settings: PretrainingSettings) -> WordPieceTokenizer:
+    """A WordPiece vocabulary learned from the training documents' paragraphs, or from the
+    review corpus's :func:`vocabulary_texts`."""
+    if settings.corpus == "docs_corpus":
+        train_corpus = pretraining_corpus("train", settings.use_wikitext2)
+        texts = [paragraph for document in train_corpus for paragraph in document]
+    else:
+        texts = vocabulary_texts(settings.corpus)
+    vocab = train_wordpiece(texts, settings.vocab_size, min_pair_count=settings.min_pair_count)
     return WordPieceTokenizer(vocab)
+
+
+def document_streams(
+    settings: PretrainingSettings, tokenizer: WordPieceTokenizer, collator: PretrainingCollator
+) -> Streams:
+    """Sentence pairs of the training documents, of the validation documents, and of every
+    held-out document (validation and test), each stream with its own seed."""
+    batch_size, length, seed = settings.batch_size, settings.max_length, settings.seed
+    train_corpus = pretraining_corpus("train", settings.use_wikitext2)
+    train_documents = tokenize_documents(train_corpus, tokenizer)
+    valid_corpus, test_corpus = (
+        pretraining_corpus(split, settings.use_wikitext2) for split in ("valid", "test")
+    )
+    valid_documents = tokenize_documents(valid_corpus, tokenizer)
+    held_out_documents = tokenize_documents(valid_corpus + test_corpus, tokenizer)
+    steps = settings.steps_per_epoch if settings.max_steps is None else settings.max_steps
+    return Streams(
+        PretrainingBatches(train_documents, collator, batch_size, steps, length, seed),
+        list(PretrainingBatches(valid_documents, collator, batch_size, settings.valid_batches, length, seed + 1)),
+        list(PretrainingBatches(held_out_documents, collator, batch_size, HELD_OUT_BATCHES, length, seed + 2)),
+        Counter(token for document in train_documents for s in document for token in s),
+        corpus_sha256([paragraph for document in train_corpus for paragraph in document]),
+    )  # fmt: skip
+
+
+def text_streams(
+    settings: PretrainingSettings, tokenizer: WordPieceTokenizer, collator: PretrainingCollator
+) -> Streams:
+    """Single texts of the review corpus's training, validation and held-out (validation and
+    test) splits, each stream with its own seed."""
+    batch_size, length, seed = settings.batch_size, settings.max_length, settings.seed
+    train, valid, test = (review_texts(settings.corpus, s) for s in ("train", "valid", "test"))
+
+    def ids(texts: list[str]) -> list[list[int]]:
+        return [tokenizer.convert_tokens_to_ids(tokenizer.tokenize(text)) for text in texts]
+
+    train_ids = ids(train)
+    steps = settings.steps_per_epoch if settings.max_steps is None else settings.max_steps
+    return Streams(
+        TextBatches(train_ids, collator, batch_size, steps, length, seed),
+        list(TextBatches(ids(valid), collator, batch_size, settings.valid_batches, length, seed + 1)),
+        list(TextBatches(ids(valid + test), collator, batch_size, HELD_OUT_BATCHES, length, seed + 2)),
+        Counter(token for text in train_ids for token in text),
+        corpus_sha256(train),
+    )  # fmt: skip
+
+
+def streams_for(settings: PretrainingSettings, tokenizer: WordPieceTokenizer) -> Streams:
+    """The streams of a run: sentence pairs with next sentence prediction, texts without."""
+    collator = PretrainingCollator(tokenizer, MaskingRule(), settings.whole_word_masking)
+    make_streams = document_streams if settings.next_sentence else text_streams
+    return make_streams(settings, tokenizer, collator)
 
 
 def pretrain_bert(
@@ -189,42 +292,30 @@ def pretrain_bert(
     device: torch.device | str | None = None,
     progress: bool = True,
 ) -> PretrainingRun:
-    """Pretrain a BERT with MLM + NSP as ``settings`` say (Chapter 6, BERT); ``fit`` saves its
-    resumable checkpoint to ``checkpoint_path`` after every epoch. Under ``torchrun`` every
-    process trains on its shard of each batch (:mod:`coursekit.pretrain.distributed`) and
-    rank 0 alone writes the checkpoint and shows progress.
+    """Pretrain a BERT with MLM + NSP, or MLM alone, as ``settings`` say (Chapter 6, BERT);
+    ``fit`` saves its resumable checkpoint to ``checkpoint_path`` after every epoch. Under
+    ``torchrun`` every process trains on its shard of each batch
+    (:mod:`coursekit.pretrain.distributed`) and rank 0 alone writes the checkpoint and shows
+    progress.
     """
     rank, world = rank_and_world()
     if resume and world > 1:
         raise ValueError("--resume works with one process: resume without torchrun")
     seed_generators_as_given(settings.seed)  # a recorded command: $COURSEKIT_SEED is ignored
-    train_corpus = pretraining_corpus("train", settings.use_wikitext2)
-    tokenizer = build_tokenizer(train_corpus, settings)
-    collator = PretrainingCollator(tokenizer, MaskingRule(), settings.whole_word_masking)
-    train_documents = tokenize_documents(train_corpus, tokenizer)
-    steps = settings.steps_per_epoch if settings.max_steps is None else settings.max_steps
-    epochs = settings.epochs if settings.max_steps is None else 1
-    train_batches = PretrainingBatches(
-        train_documents, collator, settings.batch_size, steps, settings.max_length, settings.seed
-    )
-    valid_documents = tokenize_documents(
-        pretraining_corpus("valid", settings.use_wikitext2), tokenizer
-    )
-    valid_stream = PretrainingBatches(
-        valid_documents, collator, settings.batch_size, settings.valid_batches,
-        settings.max_length, settings.seed + 1,
-    )  # fmt: skip
-    valid_batches = list(valid_stream)
+    tokenizer = build_tokenizer(settings)
+    streams = streams_for(settings, tokenizer)
     model = BertForPreTraining(settings.bert_config(tokenizer))
-    loss: LossFunction = pretraining_loss
+    objective: LossFunction = pretraining_loss if settings.next_sentence else masked_lm_loss
+    loss, train_batches = objective, streams.train
     if world > 1:
         model.to(device or "cpu")  # DDP holds the model where it trains
         train_batches = ShardedBatches(train_batches, rank, world)  # type: ignore[assignment]
-        loss = DistributedLoss(model, None if device is None else torch.device(device))
+        loss = DistributedLoss(model, None if device is None else torch.device(device), objective)
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay
     )
-    schedule = WarmupLinearDecay(settings.warmup_steps, steps * epochs)
+    epochs = settings.epochs if settings.max_steps is None else 1
+    schedule = WarmupLinearDecay(settings.warmup_steps, len(streams.train) * epochs)
     first_steps = FirstSteps(settings.record_steps)
     record_file = None if checkpoint_path is None else Path(f"{checkpoint_path}.first-steps.json")
     recording = RecordingLoss(first_steps, record_file, loss)
@@ -235,49 +326,39 @@ def pretrain_bert(
             first_steps.update_norms = json.loads(record_file.read_text("utf-8"))
     history = fit(
         model, train_batches, loss_fn=loss_fn, optimizer=optimizer,
-        epochs=epochs, valid_batches=valid_batches,
-        metrics=pretraining_metrics(), max_grad_norm=1.0, scheduler=LambdaLR(optimizer, schedule), scheduler_interval="step",
+        epochs=epochs, valid_batches=streams.valid,
+        metrics=pretraining_metrics(settings.next_sentence), max_grad_norm=1.0, scheduler=LambdaLR(optimizer, schedule), scheduler_interval="step",
         device=device, checkpoint_path=checkpoint_path if rank == 0 else None,
         resume="if-exists" if resume else False, progress=progress and rank == 0,
     )  # fmt: skip
     first_steps.losses = history.step_loss[: settings.record_steps]
-    if steps * epochs == settings.record_steps:  # the run ended with the recorded steps
+    if len(streams.train) * epochs == settings.record_steps:  # the run ended with those steps
         recording.finish(model)
-    token_counts = Counter(token for document in train_documents for s in document for token in s)
     baselines = {
-        "mlm_unigram_accuracy": unigram_baseline_accuracy(token_counts, valid_batches),
-        "nsp_chance_accuracy": 0.5,
+        "mlm_unigram_accuracy": unigram_baseline_accuracy(streams.token_counts, streams.valid)
     }
-    held_out = held_out_evaluation(model, tokenizer, collator, settings, token_counts)
-    corpus = corpus_names(settings.use_wikitext2)
-    return PretrainingRun(
-        model.cpu(), tokenizer, settings, history, first_steps, baselines, held_out, corpus
+    if settings.next_sentence:
+        baselines["nsp_chance_accuracy"] = 0.5
+    held_out = held_out_evaluation(model, streams, settings)
+    names = (
+        corpus_names(settings.use_wikitext2)
+        if settings.corpus == "docs_corpus"
+        else ["review_corpus"]
     )
+    return PretrainingRun(
+        model.cpu(), tokenizer, settings, history, first_steps, baselines, held_out, names,
+        streams.sha256,
+    )  # fmt: skip
 
 
 def held_out_evaluation(
-    model: BertForPreTraining,
-    tokenizer: WordPieceTokenizer,
-    collator: PretrainingCollator,
-    settings: PretrainingSettings,
-    token_counts: Counter[int],
-    batches: int = 16,
+    model: BertForPreTraining, streams: Streams, settings: PretrainingSettings
 ) -> dict[str, float]:
-    """Masked-LM and next-sentence accuracy, and the unigram guess's, on ``batches`` fresh
-    batches from every document the run did not train on (the valid and test splits).
-    """
-    corpus = [
-        document
-        for split in ("valid", "test")
-        for document in pretraining_corpus(split, settings.use_wikitext2)
-    ]
-    documents = tokenize_documents(corpus, tokenizer)
-    stream = PretrainingBatches(
-        documents, collator, settings.batch_size, batches, settings.max_length, settings.seed + 2
-    )
-    evaluation = list(stream)
+    """Masked-LM (and next-sentence) accuracy on the held-out batches, next to the unigram
+    guess's, and how many pairs or texts they hold."""
+    count_name = "pairs" if settings.next_sentence else "texts"
     return {
-        **pretraining_accuracies(model, evaluation),
-        "mlm_unigram_accuracy": unigram_baseline_accuracy(token_counts, evaluation),
-        "pairs": batches * settings.batch_size,
+        **pretraining_accuracies(model, streams.held_out, settings.next_sentence),
+        "mlm_unigram_accuracy": unigram_baseline_accuracy(streams.token_counts, streams.held_out),
+        count_name: len(streams.held_out) * settings.batch_size,
     }

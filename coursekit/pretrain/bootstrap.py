@@ -25,7 +25,7 @@ from torch import Tensor
 
 from coursekit.models.bert_heads import BertForPreTraining
 from coursekit.pretrain.batches import PretrainingBatches, PretrainingCollator, tokenize_documents
-from coursekit.pretrain.bert_pretraining import PretrainingSettings
+from coursekit.pretrain.bert_pretraining import HELD_OUT_BATCHES, PretrainingSettings
 from coursekit.pretrain.corpus import pretraining_corpus
 from coursekit.pretrain.nsp import Document
 from coursekit.pretrain.objective import pretraining_logits
@@ -94,7 +94,7 @@ def held_out_nsp_outcomes(
     tokenizer: WordPieceTokenizer,
     collator: PretrainingCollator,
     settings: PretrainingSettings,
-    batches: int = 16,
+    batches: int = HELD_OUT_BATCHES,
 ) -> PairOutcomes:
     """:func:`nsp_outcomes` on the pairs that
     :func:`coursekit.pretrain.bert_pretraining.held_out_evaluation` measures: ``batches``

@@ -7,8 +7,8 @@ A pretraining run is saved as two files side by side:
   with ``torch.load(weights_only=True)``;
 - ``NAME.json``: what made it and how it went: the exact command, the settings, the SHA-256
   and size of ``NAME.pt``, the per-epoch log (losses, masked-LM and next-sentence accuracy),
-  the baselines, the final evaluation on held-out documents, and the first steps (losses and a
-  hash of the weights) that a test replays.
+  the baselines, the final evaluation on held-out texts, the SHA-256 of the training texts, and
+  the first steps (losses, and the norm of each parameter's change) that a test replays.
 
 :func:`load_pretrained` builds any BERT model class from it: the encoder's weights are the
 pretrained ones, a new task head starts from BERT's initialisation.
@@ -36,7 +36,13 @@ ModelT = TypeVar("ModelT", bound=BertPreTrainedModel)
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
 PRETRAINED_BERT = CHECKPOINTS / "bert-docs.pt"
-"""The BERT pretrained on ``docs_corpus`` by ``python -m coursekit.pretrain bert``."""
+"""The BERT pretrained with MLM + NSP on ``docs_corpus`` by ``python -m coursekit.pretrain bert``."""
+REVIEWS_BERT = CHECKPOINTS / "bert-reviews.pt"
+"""The BERT pretrained with MLM alone on the ``reviews`` corpus (``the X was A and the Y was B.``)."""
+REVIEWS_CONTROL_BERT = CHECKPOINTS / "bert-reviews-control.pt"
+"""The same recipe on ``reviews_control`` (the judgements as separate sentences)."""
+TRANSFER_PILOT = CHECKPOINTS / "bert-reviews-pilot.json"
+"""The learning rates of the pretraining experiment, picked on validation reviews."""
 
 
 def epoch_log(run: PretrainingRun) -> list[dict[str, float]]:
@@ -78,6 +84,7 @@ def save_pretrained(
         "command": command,
         "settings": dataclasses.asdict(run.settings),
         "corpus": run.corpus,
+        "corpus_sha256": run.corpus_sha256,
         "log": epoch_log(run),
         "baselines": run.baselines,
         "held_out": run.held_out,

@@ -9,6 +9,11 @@ Example, the command that made the checkpoint shipped with coursekit::
 
     OMP_NUM_THREADS=2 python -m coursekit.pretrain bert --out coursekit/checkpoints/bert-docs.pt
 
+(``coursekit/checkpoints/*.json`` records the exact command of every shipped checkpoint.)
+``python -m coursekit.pretrain transfer-pilot`` picks the fine-tuning learning rates of
+Chapter 6's pretraining experiment on validation reviews (:mod:`.transfer`) and writes
+``coursekit/checkpoints/bert-reviews-pilot.json``.
+
 The same command runs unchanged on several processes, ``torchrun --nproc_per_node 4 -m
 coursekit.pretrain bert ...`` (one per GPU, or gloo on CPUs: :mod:`.distributed`); rank 0
 writes the checkpoint, the metadata and the log.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import shlex
 import sys
 import time
@@ -28,16 +34,20 @@ import torch
 import torch.distributed as dist
 
 from coursekit.pretrain.bert_pretraining import PretrainingSettings, pretrain_bert
-from coursekit.pretrain.checkpoint import PRETRAINED_BERT, save_pretrained
+from coursekit.pretrain.checkpoint import PRETRAINED_BERT, TRANSFER_PILOT, save_pretrained
 from coursekit.pretrain.distributed import rank_and_world, start_process_group
+from coursekit.pretrain.transfer import learning_rate_pilot
+from coursekit.runtime import seed_generators_as_given
 
-OPTION_TYPES: dict[object, type] = {"int": int, "float": float, "int | None": int}
+OPTION_TYPES: dict[object, type] = {"int": int, "float": float, "int | None": int, "str": str}
 
 
 def add_pretrain_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``bert`` subcommand and its options on ``parser``."""
     models = parser.add_subparsers(dest="model", required=True)
-    bert = models.add_parser("bert", help="pretrain BERT with MLM + NSP on docs_corpus")
+    bert = models.add_parser(
+        "bert", help="pretrain BERT (MLM + NSP on docs_corpus, or MLM on reviews)"
+    )
     for setting in dataclasses.fields(PretrainingSettings):
         flag = "--" + setting.name.replace("_", "-")
         if setting.type == "bool":
@@ -50,6 +60,10 @@ def add_pretrain_arguments(parser: argparse.ArgumentParser) -> None:
     bert.add_argument("--device", help="cpu, cuda, ... (default: coursekit.get_device())")
     bert.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     bert.add_argument("--no-progress", action="store_true", help="no progress bar")
+    pilot = models.add_parser(
+        "transfer-pilot", help="pick each arm's fine-tuning learning rate on validation reviews"
+    )
+    pilot.add_argument("--out", type=Path, default=TRANSFER_PILOT, help="the .json to write")
 
 
 def run_pretraining(args: argparse.Namespace, command: str) -> int:
@@ -84,6 +98,25 @@ def run_pretraining(args: argparse.Namespace, command: str) -> int:
     return 0
 
 
+def run_transfer_pilot(args: argparse.Namespace, command: str) -> int:
+    """Run :func:`learning_rate_pilot` and write its table, with the command, to ``--out``."""
+    seed_generators_as_given(0)  # a recorded command: $COURSEKIT_SEED is ignored
+    start = time.perf_counter()
+    pilot = learning_rate_pilot()
+    record = {
+        "command": command, **pilot, "torch": torch.__version__,
+        "threads": torch.get_num_threads(), "wall_seconds": round(time.perf_counter() - start, 1),
+    }  # fmt: skip
+    args.out.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
+    for experiment, arms in pilot["validation_accuracy"].items():
+        for arm, row in arms.items():
+            rates = ", ".join(
+                f"{rate} {sum(draws) / len(draws):.3f}" for rate, draws in row.items()
+            )
+            print(f"{experiment}, {arm}: {rates}; chosen {pilot['chosen'][experiment][arm]:g}")
+    return 0
+
+
 def command_line(program: list[str], argv: Sequence[str] | None) -> str:
     """The command as typed: ``program`` and the arguments (``sys.argv`` when ``argv`` is None)."""
     return shlex.join([*program, *(sys.argv[1:] if argv is None else argv)])
@@ -96,4 +129,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_pretrain_arguments(parser)
     args = parser.parse_args(argv)
-    return run_pretraining(args, command_line(["python", "-m", "coursekit.pretrain"], argv))
+    command = command_line(["python", "-m", "coursekit.pretrain"], argv)
+    run = run_transfer_pilot if args.model == "transfer-pilot" else run_pretraining
+    return run(args, command)

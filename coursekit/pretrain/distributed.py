@@ -28,8 +28,9 @@ from torch import Tensor, nn
 from torch.nn.parallel import DistributedDataParallel
 
 from coursekit.models.bert_heads import BertForPreTraining
-from coursekit.pretrain.batches import PretrainingBatch, PretrainingBatches
+from coursekit.pretrain.batches import FreshBatches, PretrainingBatch
 from coursekit.pretrain.objective import pretraining_loss
+from coursekit.train.loop import LossFunction
 
 ROW_FIELDS = ("input_ids", "token_type_ids", "attention_mask", "mlm_labels", "nsp_labels")
 
@@ -63,10 +64,10 @@ def shard(batch: PretrainingBatch, rank: int, world: int) -> PretrainingBatch:
 
 
 class ShardedBatches:
-    """This rank's shards of a :class:`PretrainingBatches` stream that every rank draws alike
+    """This rank's shards of a stream of fresh batches (pairs or texts) that every rank draws alike
     (same documents, same seed); its ``generator`` is the stream's, for ``fit`` to save."""
 
-    def __init__(self, batches: PretrainingBatches, rank: int, world: int) -> None:
+    def __init__(self, batches: FreshBatches, rank: int, world: int) -> None:
         if batches.batch_size % world:
             raise ValueError(
                 f"the batch of {batches.batch_size} pairs does not split evenly over {world} "
@@ -83,15 +84,16 @@ class ShardedBatches:
 
 
 class PretrainingObjective(nn.Module):
-    """``pretraining_loss`` as a module's forward, so that DDP sees the pass (and reduces the
-    gradients of ``model``'s parameters in the backward pass)."""
+    """A pretraining loss (``pretraining_loss`` or ``masked_lm_loss``) as a module's forward,
+    so that DDP sees the pass (and reduces the gradients of ``model``'s parameters in the
+    backward pass)."""
 
-    def __init__(self, model: BertForPreTraining) -> None:
+    def __init__(self, model: BertForPreTraining, loss: LossFunction = pretraining_loss) -> None:
         super().__init__()
-        self.model = model
+        self.model, self.loss = model, loss
 
     def forward(self, batch: PretrainingBatch) -> Tensor:
-        return pretraining_loss(self.model, batch)
+        return self.loss(self.model, batch)
 
 
 class DistributedLoss:
@@ -99,14 +101,21 @@ class DistributedLoss:
     value (module docstring). Evaluation batches are not sharded: each rank scores them whole.
     """
 
-    def __init__(self, model: BertForPreTraining, device: torch.device | None) -> None:
-        self.world = rank_and_world()[1]
+    def __init__(
+        self,
+        model: BertForPreTraining,
+        device: torch.device | None,
+        loss: LossFunction = pretraining_loss,
+    ) -> None:
+        self.world, self.loss = rank_and_world()[1], loss
         device_ids = None if device is None or device.type != "cuda" else [device]
-        self.objective = DistributedDataParallel(PretrainingObjective(model), device_ids=device_ids)
+        self.objective = DistributedDataParallel(
+            PretrainingObjective(model, loss), device_ids=device_ids
+        )
 
     def __call__(self, model: BertForPreTraining, batch: PretrainingBatch) -> Tensor:
         if not model.training:
-            return pretraining_loss(model, batch)
+            return self.loss(model, batch)
         share = self.objective(batch) * self.world
         total = share.detach() / self.world
         dist.all_reduce(total)

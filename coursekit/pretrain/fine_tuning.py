@@ -78,15 +78,14 @@ TASKS = {
 
 
 def task_loss(model: BertWithHeads, batch: TaskBatch) -> Tensor:
-    """The cross-entropy of the model's output layer: per input, per token (``-100`` skipped)
-    or, for spans, the mean of the start's and the end's.
+    """The cross-entropy of the model's output layer: per input, per token (``-100``
+    skipped) or, for spans, the mean of the start's and the end's.
     """
     output = model(batch.input_ids, batch.attention_mask, batch.token_type_ids)
     if isinstance(model, BertForQuestionAnswering):
         start, end = batch.targets.unbind(-1)
-        return (
-            F.cross_entropy(output.start_logits, start) + F.cross_entropy(output.end_logits, end)
-        ) / 2
+        start_loss = F.cross_entropy(output.start_logits, start)
+        return (start_loss + F.cross_entropy(output.end_logits, end)) / 2
     return F.cross_entropy(output.logits.flatten(0, -2), batch.targets.flatten())
 
 
@@ -117,12 +116,14 @@ def fine_tune(
     seed: int,
     batch_size: int = 16,
 ) -> BertWithHeads:
-    """Train every parameter of ``model`` for ``steps`` batches of ``batch_size`` examples drawn
-    at random (seeded) from ``examples``: AdamW (weight decay 0.01), the learning rate warmed up
-    over the first 10 % of the steps then decayed linearly to 0, gradients clipped at norm 1.
+    """Train every parameter of ``model`` for ``steps`` batches of ``batch_size``
+    examples drawn at random (seeded) from ``examples``: AdamW (weight decay 0.01), the
+    learning rate warmed up over the first 10 % of the steps then decayed linearly to 0,
+    gradients clipped at norm 1.
     """
+    draws = steps * batch_size
     sampler = RandomSampler(
-        examples, replacement=True, num_samples=steps * batch_size, generator=seeded_generator(seed)
+        examples, replacement=True, num_samples=draws, generator=seeded_generator(seed)
     )
     batches: DataLoader[EncodedExample] = DataLoader(
         list(examples),  # type: ignore[arg-type]
@@ -133,8 +134,8 @@ def fine_tune(
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.01)
     schedule = LambdaLR(optimizer, WarmupLinearDecay(max(1, steps // 10), steps))
     fit(
-        model, batches, loss_fn=task_loss, optimizer=optimizer, epochs=1, max_grad_norm=1.0,
-        scheduler=schedule, scheduler_interval="step", progress=False,
+        model, batches, loss_fn=task_loss, optimizer=optimizer, epochs=1,
+        max_grad_norm=1.0, scheduler=schedule, scheduler_interval="step", progress=False,
     )  # fmt: skip
     return model
 

@@ -71,12 +71,13 @@ def mask_tokens(
     """BERT's MLM corruption of ``input_ids [B, T]`` (Chapter 6, BERT):
 
         chosen_t ~ Bernoulli(0.15) where ``maskable`` (real tokens), else False,
-        u_t ~ U(0, 1):  x_t <- [MASK] if u_t < 0.8,  random id if u_t < 0.9,  x_t otherwise,
+        u_t ~ U(0, 1):
+        x_t <- [MASK] if u_t < 0.8,  random id if u_t < 0.9,  x_t otherwise,
         label_t = x_t if chosen_t else -100.
 
     ``random_ids`` are the ids a random replacement is drawn from (uniformly); with
-    ``word_starts [B, T]`` (True where a word begins) whole words are chosen. Every draw comes
-    from ``generator``. Returns ``(corrupted ids, labels)``.
+    ``word_starts [B, T]`` (True where a word begins) whole words are chosen. Every draw
+    comes from ``generator``. Returns ``(corrupted ids, labels)``.
     """
     check_masking_arguments(input_ids, maskable, random_ids, word_starts)
     draws = torch.rand(input_ids.shape, generator=generator, device=input_ids.device)
@@ -91,7 +92,8 @@ def mask_tokens(
     )
     replaced = torch.where(u < rule.mask, torch.full_like(input_ids, mask_id), input_ids)
     is_random = (u >= rule.mask) & (u < rule.mask + rule.random)
-    replaced = torch.where(is_random, random_ids.to(input_ids.device)[random_index], replaced)
+    random_tokens = random_ids.to(input_ids.device)[random_index]
+    replaced = torch.where(is_random, random_tokens, replaced)
     return torch.where(chosen, replaced, input_ids), labels
 
 

@@ -8,7 +8,8 @@ positions only and next sentence prediction's over the pairs:
 Only the chosen positions M (15 % of the tokens) are predicted, so the output layer runs on
 those rows alone, not on every position. The accuracies have baselines: always guessing the
 most frequent token of the training data (the unigram guess) for the masked language model,
-and 50 % for next sentence prediction.
+and 50 % for next sentence prediction. A masked language model alone (RoBERTa's choice) trains
+on ``L_MLM`` and is measured by its masked-token accuracy only.
 """
 
 from __future__ import annotations
@@ -35,50 +36,80 @@ def pretraining_logits(model: BertForPreTraining, batch: PretrainingBatch) -> tu
     return mlm_logits, model.cls.seq_relationship(encoded.pooler_output)
 
 
+def masked_lm_loss(model: BertForPreTraining, batch: PretrainingBatch) -> Tensor:
+    """``L_MLM``: the cross-entropy of the chosen tokens, summed and divided by the batch's
+    count of chosen tokens (so that shards of one batch add up to the loss of the whole)."""
+    encoded = model.bert(batch.input_ids, batch.attention_mask, batch.token_type_ids)
+    chosen = batch.mlm_labels != IGNORE_INDEX
+    mlm_logits = model.cls.predictions(encoded.last_hidden_state[chosen])
+    return F.cross_entropy(mlm_logits, batch.mlm_labels[chosen], reduction="sum") / (
+        batch.chosen_tokens
+    )
+
+
 def pretraining_loss(model: BertForPreTraining, batch: PretrainingBatch) -> Tensor:
     """``L = L_MLM + L_NSP``: the mean cross-entropy of the chosen tokens plus that of the
-    IsNext / NotNext labels (Chapter 6, BERT), each a sum divided by the batch's count, so that
-    shards of one batch add up to the loss of the whole.
+    IsNext / NotNext labels (Chapter 6, BERT), each a sum divided by the batch's count, so
+    that shards of one batch add up to the loss of the whole.
     """
     mlm_logits, nsp_logits = pretraining_logits(model, batch)
     targets = batch.mlm_labels[batch.mlm_labels != IGNORE_INDEX]
-    mlm_loss = F.cross_entropy(mlm_logits, targets, reduction="sum") / batch.chosen_tokens
-    nsp_loss = F.cross_entropy(nsp_logits, batch.nsp_labels, reduction="sum") / batch.pairs
-    return mlm_loss + nsp_loss
+    mlm_sum = F.cross_entropy(mlm_logits, targets, reduction="sum")
+    nsp_sum = F.cross_entropy(nsp_logits, batch.nsp_labels, reduction="sum")
+    return mlm_sum / batch.chosen_tokens + nsp_sum / batch.pairs
 
 
-def mlm_counts(model: BertForPreTraining, batch: PretrainingBatch) -> tuple[Tensor, int]:
-    """(chosen tokens whose original the model ranks first, chosen tokens) of one batch."""
-    mlm_logits, _ = pretraining_logits(model, batch)
+def masked_token_counts(mlm_logits: Tensor, batch: PretrainingBatch) -> tuple[Tensor, int]:
+    """(chosen tokens whose original the logits rank first, chosen tokens)."""
     targets = batch.mlm_labels[batch.mlm_labels != IGNORE_INDEX]
     return (mlm_logits.argmax(-1) == targets).sum(), len(targets)
 
 
-def nsp_counts(model: BertForPreTraining, batch: PretrainingBatch) -> tuple[Tensor, int]:
-    """(pairs whose IsNext / NotNext label the model gets right, pairs) of one batch."""
-    _, nsp_logits = pretraining_logits(model, batch)
+def next_sentence_counts(nsp_logits: Tensor, batch: PretrainingBatch) -> tuple[Tensor, int]:
+    """(pairs whose IsNext / NotNext label the logits get right, pairs)."""
     return (nsp_logits.argmax(-1) == batch.nsp_labels).sum(), len(batch.nsp_labels)
 
 
-def pretraining_metrics() -> dict[str, PooledMetric]:
-    """``mlm_accuracy`` and ``nsp_accuracy`` as metrics of :func:`coursekit.train.fit`."""
-    return {"mlm_accuracy": PooledMetric(mlm_counts), "nsp_accuracy": PooledMetric(nsp_counts)}
+def mlm_counts(model: BertForPreTraining, batch: PretrainingBatch) -> tuple[Tensor, int]:
+    """(chosen tokens whose original the model ranks first, chosen tokens) of one batch."""
+    return masked_token_counts(pretraining_logits(model, batch)[0], batch)
+
+
+def nsp_counts(model: BertForPreTraining, batch: PretrainingBatch) -> tuple[Tensor, int]:
+    """(pairs whose IsNext / NotNext label the model gets right, pairs) of one batch."""
+    return next_sentence_counts(pretraining_logits(model, batch)[1], batch)
+
+
+def pretraining_metrics(next_sentence: bool = True) -> dict[str, PooledMetric]:
+    """``mlm_accuracy`` and (with next sentence prediction) ``nsp_accuracy`` as metrics of
+    :func:`coursekit.train.fit`."""
+    metrics = {"mlm_accuracy": PooledMetric(mlm_counts)}
+    if next_sentence:
+        metrics["nsp_accuracy"] = PooledMetric(nsp_counts)
+    return metrics
 
 
 @torch.no_grad()
 def pretraining_accuracies(
-    model: BertForPreTraining, batches: Iterable[PretrainingBatch]
+    model: BertForPreTraining, batches: Iterable[PretrainingBatch], next_sentence: bool = True
 ) -> dict[str, float]:
-    """``mlm_accuracy`` (share of chosen tokens predicted right) and ``nsp_accuracy`` (share of
-    pairs classified right) over ``batches`` (Chapter 6, BERT).
+    """``mlm_accuracy`` (share of chosen tokens predicted right) and, with next sentence
+    prediction, ``nsp_accuracy`` (share of pairs classified right) over ``batches``
+    (Chapter 6, BERT).
     """
     device = model_device(model)
-    metrics = pretraining_metrics()
+    right, total = Counter[str](), Counter[str]()
     with evaluating(model):
         for batch in batches:
-            for metric in metrics.values():
-                metric.update(model, move_to_device(batch, device))
-    return {name: metric.compute() for name, metric in metrics.items()}
+            batch = move_to_device(batch, device)
+            mlm_logits, nsp_logits = pretraining_logits(model, batch)  # one pass for both
+            counts = {"mlm_accuracy": masked_token_counts(mlm_logits, batch)}
+            if next_sentence:
+                counts["nsp_accuracy"] = next_sentence_counts(nsp_logits, batch)
+            for name, (hits, count) in counts.items():
+                right[name] += int(hits)
+                total[name] += count
+    return {name: right[name] / max(1, total[name]) for name in total}
 
 
 def unigram_baseline_accuracy(

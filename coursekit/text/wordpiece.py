@@ -35,10 +35,11 @@ def greedy_longest_match(
 ) -> list[str]:
     """Cut ``word`` into the longest vocabulary pieces, left to right (Chapter 6, BERT):
 
-        piece_1 = longest prefix w[0:e_1] in V,   piece_k = "##" + longest w[e_{k-1}:e_k] in V,
+        piece_1 = longest prefix w[0:e_1] in V,
+        piece_k = "##" + longest w[e_{k-1}:e_k] in V,
 
-    e.g. ``"unaffable" -> ["un", "##aff", "##able"]``; ``[unk_token]`` when some rest has no
-    piece in V or the word has more than ``max_input_chars_per_word`` characters.
+    e.g. ``"unaffable" -> ["un", "##aff", "##able"]``; ``[unk_token]`` when some rest has
+    no piece in V or the word has more than ``max_input_chars_per_word`` characters.
     """
     if len(word) > max_input_chars_per_word:
         return [unk_token]

@@ -61,7 +61,7 @@ def is_control(char: str) -> bool:
 def is_cjk(char: str) -> bool:
     """Whether ``char`` is a CJK ideograph (one of :data:`CJK_RANGES`)."""
     code = ord(char)
-    return any(low <= code <= high for low, high in CJK_RANGES)
+    return code >= 0x3400 and any(low <= code <= high for low, high in CJK_RANGES)
 
 
 def is_punctuation(char: str) -> bool:

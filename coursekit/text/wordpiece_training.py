@@ -159,10 +159,10 @@ def train_wordpiece(
 ) -> list[str]:
     """Learn a WordPiece vocabulary of at most ``vocab_size`` tokens (Chapter 6, BERT).
 
-    Starting from the special tokens and every character (first and ``##`` forms), merge the
-    adjacent pair of highest ``score(a, b) = count(ab) / (count(a) count(b))`` until the
-    vocabulary is full or no pair occurs ``min_pair_count`` times. Returns the tokens in id
-    order: specials, alphabet, then merges in the order they were made; pass it to
+    Starting from the special tokens and every character (first and ``##`` forms), merge
+    the adjacent pair of highest ``score(a, b) = count(ab) / (count(a) count(b))`` until
+    the vocabulary is full or no pair occurs ``min_pair_count`` times. Returns the tokens
+    in id order: specials, alphabet, then merges in the order they were made; pass it to
     :class:`coursekit.text.wordpiece.WordPieceTokenizer`.
     """
     word_counts = count_words(texts, lowercase, strip_accents)

@@ -5,8 +5,6 @@ those of the pairs ``PretrainingBatches`` draws from the same seed."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 import torch
 
@@ -14,7 +12,12 @@ from coursekit.data import load
 from coursekit.models.bert_config import BertConfig
 from coursekit.models.bert_heads import BertForPreTraining
 from coursekit.pretrain.batches import PretrainingBatches, PretrainingCollator, tokenize_documents
-from coursekit.pretrain.bert_pretraining import PretrainingSettings, held_out_evaluation
+from coursekit.pretrain.bert_pretraining import (
+    HELD_OUT_BATCHES,
+    PretrainingSettings,
+    held_out_evaluation,
+    streams_for,
+)
 from coursekit.pretrain.bootstrap import (
     PairOutcomes,
     bootstrap_accuracy,
@@ -124,7 +127,7 @@ def test_nsp_outcomes_are_those_of_the_pretraining_batches(small: Small) -> None
 def test_held_out_outcomes_are_those_of_the_held_out_evaluation(small: Small) -> None:
     model, tokenizer, collator = small
     settings = PretrainingSettings(batch_size=8, max_length=48, use_wikitext2=False)
-    outcomes = held_out_nsp_outcomes(model, tokenizer, collator, settings, batches=2)
-    evaluation = held_out_evaluation(model, tokenizer, collator, settings, Counter([5]), 2)
-    assert len(outcomes.correct) == evaluation["pairs"] == 16
+    outcomes = held_out_nsp_outcomes(model, tokenizer, collator, settings)
+    evaluation = held_out_evaluation(model, streams_for(settings, tokenizer), settings)
+    assert len(outcomes.correct) == evaluation["pairs"] == HELD_OUT_BATCHES * 8
     assert outcomes.accuracy == evaluation["nsp_accuracy"]

@@ -31,14 +31,6 @@ TINY = PretrainingSettings(
 )  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_a_resumed_run_ends_like_an_uninterrupted_one(tmp_path: Path) -> None:
     whole = pretrain_bert(TINY, device="cpu", progress=False)
     checkpoint = tmp_path / "fit.pt"
@@ -96,3 +88,27 @@ def test_the_command_writes_a_checkpoint_every_model_class_loads(tmp_path: Path)
     out.write_bytes(out.read_bytes() + b"x")
     with pytest.raises(ValueError, match="does not match the SHA-256 in its metadata"):
         load_pretrained(out)
+
+
+def test_a_review_corpus_trains_the_masked_language_model_alone() -> None:
+    settings = dataclasses.replace(TINY, corpus="reviews", next_sentence=False, vocab_size=1000)
+    run = pretrain_bert(settings, device="cpu", progress=False)
+    assert run.corpus == ["review_corpus"] and len(run.corpus_sha256) == 64
+    assert set(run.history.metrics) == {"mlm_accuracy"}
+    assert set(run.held_out) == {"mlm_accuracy", "mlm_unigram_accuracy", "texts"}
+    assert run.held_out["texts"] == 16 * settings.batch_size
+    assert all(word in run.tokenizer.vocab for word in ("brilliant", "forgettable", "soundtrack"))
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"corpus": "wikipedia"}, "corpus must be one of docs_corpus, reviews, reviews_control"),
+        ({"corpus": "reviews"}, "pretrain it with --no-next-sentence"),
+    ],
+)
+def test_settings_refuse_an_unknown_corpus_and_reviews_with_next_sentences(
+    changes: dict, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(TINY, **changes)
