@@ -28,9 +28,13 @@ from coursekit.text.masks import padding_mask
 class TransformerClassifier(nn.Module):
     """``logits = W max_t Encoder(h_0)[t] + b`` over the non-padding positions (Chapter 5).
 
-    Defaults are the sources' IMDB classifier: 1 layer, d_model 32, 2 heads, FFN 128, learned
-    positions up to ``max_len`` 200. ``forward(tokens [B, T], lengths [B]) -> logits [B, C]``,
-    like :class:`coursekit.models.classifier.RecurrentClassifier`; padding never changes a
+    The default sizes are those of the sources' IMDB classifier: 1 layer, d_model 32, 2 heads,
+    FFN 128. The sources' model differs in three ways: it adds the fixed sinusoidal encoding
+    (``positional="sinusoidal"`` here; the default learns one vector per position up to
+    ``max_len``, 200) followed by a LayerNorm, which this class does not add, and it max-pools
+    over every position, padding included, where this class skips the padding.
+    ``forward(tokens [B, T], lengths [B]) -> logits [B, C]``, like
+    :class:`coursekit.models.classifier.RecurrentClassifier`; padding never changes a
     prediction.
     """
 
