@@ -259,7 +259,9 @@ def _describe_mismatch(expected: torch.Tensor, actual: torch.Tensor, mismatch: t
         summary = f"{count}; first at index {_index_text(flat_index, expected.shape)}"
     else:
         wide = torch.complex128 if expected.is_complex() else torch.float64
-        difference = (actual.to(wide) - expected.to(wide)).abs().nan_to_num(nan=math.inf)
+        difference = (
+            (actual.to(wide) - expected.to(wide)).abs().nan_to_num(nan=math.inf, posinf=math.inf)
+        )
         difference = torch.where(mismatch, difference, torch.zeros_like(difference))
         flat_index = int(difference.flatten().argmax())
         largest = float(difference.flatten()[flat_index])

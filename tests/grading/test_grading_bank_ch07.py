@@ -19,14 +19,16 @@ from test_grading_bank_ch01 import (
     assert_full_marks,
     assert_loses_most_points,
     cases_of,
+    graded,
     notebook_functions,
 )
 from torch import Tensor
 
-from coursekit.grading import get_question
+from coursekit.grading import check, get_question
+from coursekit.grading.bank import ch07
 from coursekit.models import TransfoXLModel
 
-CHAPTER_7 = [f"ch07.q{number}" for number in range(1, 7)]
+CHAPTER_7 = [f"ch07.q{number}" for number in range(1, 8)]
 
 
 def test_the_solutions_score_full_marks() -> None:
@@ -360,6 +362,36 @@ def segment_term_with(mistake: str) -> Callable[..., Any]:
     return answer
 
 
+def measured_reach_with(mistake: str) -> Callable[..., Any]:
+    """The measurement with one mistake: the text read in one call, each segment read without
+    the memories of the ones before, or a model built without ``same_length``."""
+
+    def answer(length: int, segment: int, mem_len: int, n_layer: int, same: bool) -> Tensor:
+        torch.manual_seed(1)
+        sizes = dict(d_model=8, n_head=2, d_head=4, d_inner=16, n_layer=n_layer, dropout=0.0)
+        same = same and mistake != "same_length ignored"
+        model = TransfoXLModel(11, **sizes, mem_len=mem_len, same_length=same).double().eval()
+        text = torch.randint(1, 11, (1, length))
+
+        def outputs(tokens: Tensor) -> Tensor:
+            if mistake == "one call":
+                return model(tokens)[0]
+            if mistake == "no memory":
+                return torch.cat([model(piece)[0] for piece in tokens.split(segment, 1)], 1)
+            return outputs_read_in_segments(model, tokens, segment)
+
+        earliest = torch.arange(length)
+        with torch.no_grad():
+            original = outputs(text)
+            for source in reversed(range(length)):
+                changed = text.clone()
+                changed[0, source] = 0
+                earliest[(outputs(changed) != original).any(-1)[0]] = source
+        return earliest
+
+    return answer
+
+
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "at_most"),
     [
@@ -377,11 +409,11 @@ def segment_term_with(mistake: str) -> Callable[..., Any]:
         ("ch07.q3", order_masks_with("transposed"), 0.0),
         ("ch07.q3", order_masks_with("sees itself"), 0.0),
         ("ch07.q3", order_masks_with("mapping by position"), 0.4),
-        ("ch07.q4", two_stream_with("query sees itself"), 0.0),
-        ("ch07.q4", two_stream_with("memory blocked"), 0.4),
-        ("ch07.q4", two_stream_with("no memory"), 0.4),
+        ("ch07.q4", two_stream_with("query sees itself"), 0.2),
+        ("ch07.q4", two_stream_with("memory blocked"), 0.5),
+        ("ch07.q4", two_stream_with("no memory"), 0.5),
         ("ch07.q4", two_stream_with("padding polarity"), 0.0),
-        ("ch07.q4", two_stream_with("padding on queries"), 0.2),
+        ("ch07.q4", two_stream_with("padding on queries"), 0.3),
         ("ch07.q5", earliest_with("one layer"), 0.4),
         ("ch07.q5", earliest_with("t - N mem_len"), 0.2),
         ("ch07.q6", segment_term_with("swapped"), 0.0),
@@ -389,6 +421,9 @@ def segment_term_with(mistake: str) -> Callable[..., Any]:
         ("ch07.q6", segment_term_with("memory in the query's segment"), 0.35),
         ("ch07.q6", segment_term_with("memory left out"), 0.35),
         ("ch07.q6", segment_term_with("absolute"), 0.4),
+        ("ch07.q7", measured_reach_with("one call"), 0.45),
+        ("ch07.q7", measured_reach_with("no memory"), 0.2),
+        ("ch07.q7", measured_reach_with("same_length ignored"), 0.6),
     ],
 )
 def test_a_classic_mistake_loses_most_points(
@@ -410,3 +445,77 @@ def test_a_boundary_mistake_fails_the_case_that_names_it(
     question_id: str, wrong_answer: Callable[..., Any], words: str
 ) -> None:
     assert_fails_the_case_named(question_id, wrong_answer, words)
+
+
+#: The notes of the cases that catch one mistake each, by question.
+NOTES = {
+    "ch07.q4": [ch07.OWN_POSITION, ch07.MEMORY_FIRST, ch07.PADDING_KEYS],
+    "ch07.q7": [ch07.IN_SEGMENTS, ch07.SAME_LENGTH],
+}
+
+
+@pytest.mark.parametrize(
+    ("question_id", "wrong_answer", "its_notes"),
+    [
+        ("ch07.q4", two_stream_with("query sees itself"), [ch07.OWN_POSITION, ch07.PADDING_KEYS]),
+        ("ch07.q4", two_stream_with("memory blocked"), [ch07.MEMORY_FIRST]),
+        ("ch07.q4", two_stream_with("no memory"), [ch07.MEMORY_FIRST]),
+        ("ch07.q4", two_stream_with("padding on queries"), [ch07.PADDING_KEYS]),
+        ("ch07.q7", measured_reach_with("one call"), [ch07.IN_SEGMENTS]),
+        ("ch07.q7", measured_reach_with("no memory"), [ch07.IN_SEGMENTS, ch07.SAME_LENGTH]),
+        ("ch07.q7", measured_reach_with("same_length ignored"), [ch07.SAME_LENGTH]),
+    ],
+)
+def test_a_mistake_fails_the_cases_that_name_it_and_no_other_named_case(
+    question_id: str, wrong_answer: Callable[..., Any], its_notes: list[str]
+) -> None:
+    """Its notes are printed (its cases fail); the notes of the other mistakes are not (their
+    cases pass); cases that name no mistake may pass or fail."""
+    _, result = graded(question_id, wrong_answer)
+    for note in its_notes:
+        assert any(note in case.description for case in result.cases), note
+    for case in result.cases:
+        named = [note for note in NOTES[question_id] if note in case.description]
+        if set(named) & set(its_notes):
+            assert not case.passed, case.description
+        elif named:
+            assert case.passed, (case.description, case.message)
+
+
+def test_no_two_stream_case_blames_the_query_stream_unless_it_is_the_mistake() -> None:
+    """The note on a target's own position is printed only where the query stream is wrong."""
+    for mistake in ("memory blocked", "no memory", "padding on queries"):
+        _, result = graded("ch07.q4", two_stream_with(mistake))
+        failed = [case.description for case in result.cases if not case.passed]
+        assert failed
+        assert not any(ch07.OWN_POSITION in description for description in failed), mistake
+
+
+def test_unpadded_two_stream_cases_say_so_for_the_padding_read_the_wrong_way_round() -> None:
+    """Reversed padding fails every case; the unpadded ones state that attention_mask is all 1."""
+    _, result = graded("ch07.q4", two_stream_with("padding polarity"))
+    assert not any(case.passed for case in result.cases)
+    for case in cases_of("ch07.q4"):
+        if not bool((case.args[1] == 0).any()):
+            assert "attention_mask all 1" in case.description
+
+
+def test_the_measured_reach_is_the_derivation_and_the_same_length_rule() -> None:
+    """Without same_length the measurement is question 5's derivation; with it, each layer
+    reaches mem_len - 1 positions back from the query: max(0, t - N (mem_len - 1))."""
+    derivation = get_question("ch07.q5").reference
+    for case in cases_of("ch07.q7"):
+        length, segment, mem_len, n_layer, same_length = case.args
+        measured = get_question("ch07.q7").expected(case)
+        if same_length:
+            expected = (torch.arange(length) - n_layer * (mem_len - 1)).clamp(min=0)
+        else:
+            expected = derivation(length, segment, mem_len, n_layer)
+        assert torch.equal(measured, expected), case.description
+
+
+def test_feedback_prints_infinities_as_inf(capsys: pytest.CaptureFixture[str]) -> None:
+    check("ch07.q1", shift_with("no mask"))
+    report = capsys.readouterr().out
+    assert "largest absolute difference inf" in report
+    assert "e+308" not in report

@@ -1,16 +1,21 @@
 """Chapter 7, Transformer-XL and XLNet: the graded questions of
 ``exercises/07-transformer-xl-xlnet.ipynb``.
 
-Questions 1-3 transcribe what the chapter prints: the relative shift with the causal mask over
-the memory (graded against ``coursekit.models.relative_shift`` and the mask of
-``coursekit.models.transformer_xl_layers``), one segment of attention over a memory read through
-the stop-gradient (``coursekit.models.segment_memory``), and XLNet's ``perm_mask`` and
-``target_mapping`` of a factorization order (``coursekit.models.xlnet_permutation``). The
-others ask for what it only describes: the masks of XLNet's two streams with padding and memory
-(``coursekit.models.xlnet_inputs``), how far back segment-level recurrence lets a token see (a
-derivation that the bank's tests check against ``TransfoXLModel`` by perturbing its input), and
-XLNet's relative segment term, a score the four terms (a)-(d) do not have. Tensors are float64
-or integer.
+Questions 1, 3 and 4 transcribe code the chapter prints: the relative shift with the causal mask
+over the memory (graded against ``coursekit.models.relative_shift`` and the mask of
+``coursekit.models.transformer_xl_layers``), XLNet's ``perm_mask`` and ``target_mapping`` of a
+factorization order (``coursekit.models.xlnet_permutation``), and the masks of XLNet's two
+streams with padding and memory (``coursekit.models.xlnet_inputs``). Question 2 writes one
+segment of attention over a memory read through the stop-gradient, and its gradient, from the
+chapter's equations (it prints ``coursekit.models.segment_memory``, not the step). Question 5
+derives how far back segment-level recurrence lets a token see, question 6 writes XLNet's
+relative segment term, which the chapter only names, and question 7 is an experiment: the same
+reach measured by perturbing ``TransfoXLModel``'s input, with and without ``same_length``
+(where question 5's derivation no longer holds). Tensors are float64 or integer.
+
+A case built to catch one mistake says so in its description (question 4's and 7's notes); the
+bank's tests check that each mistake fails the cases that name it and passes the cases that name
+another.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from coursekit.grading.questions import Case, Question, register
 from coursekit.models.relative_attention import relative_score_terms, relative_scores
 from coursekit.models.relative_position import relative_shift
 from coursekit.models.segment_memory import append_to_memory, extended_context
+from coursekit.models.transformer_xl import TransfoXLModel
 from coursekit.models.transformer_xl_layers import transformer_xl_mask
 from coursekit.models.xlnet_attention import TwoStreamRelativeAttention
 from coursekit.models.xlnet_inputs import (
@@ -230,29 +236,44 @@ def _two_stream_reference(
     return content.squeeze(1), query.squeeze(1)
 
 
-#: (lengths of the sequences (T: no padding), T, K, M, what the case exercises)
+#: The notes of the cases that catch one mistake each (the bank's tests use them).
+OWN_POSITION = (
+    "a target's query stream is blocked from its own position; its content stream sees it"
+)
+MEMORY_FIRST = "the M memory columns come first, and both streams see every one of them"
+PADDING_KEYS = (
+    "a padding position is blocked as a key (its column) for every query of both streams; "
+    "as a query, it keeps only its content stream's own position"
+)
+#: (lengths of the sequences (T: no padding), T, K (T: no target), M, what the case exercises)
 TWO_STREAM_SETTINGS = [
-    ([5, 3], 5, 2, 0, "padded batch, no memory"),
-    ([6, 4, 6], 6, 3, 2, "padded batch with M=2 memory columns, visible to all"),
-    ([4], 6, 2, 3, "one sequence padded from position 4, M=3"),
-    ([7, 5], 7, 4, 1, "padded batch, M=1"),
-    ([5, 2, 4], 5, 1, 0, "padded batch, K=1: many targets"),
-    ([6, 6], 6, 3, 4, "no padding, M=4"),
+    ([5], 5, 2, 0, f"no padding (attention_mask all 1), no memory, K=2: {OWN_POSITION}"),
+    ([6, 6], 6, 6, 2, f"no padding (attention_mask all 1), K=T: no target; {MEMORY_FIRST}"),
+    ([4], 4, 4, 5, f"no padding (attention_mask all 1), K=T: no target; {MEMORY_FIRST}"),
+    ([5, 3], 5, 2, 0, f"padded batch, no memory: {PADDING_KEYS}"),
+    ([6, 4, 2], 6, 3, 0, f"padded batch, no memory: {PADDING_KEYS}"),
+    ([4], 6, 2, 0, f"one sequence padded from position 4, no memory: {PADDING_KEYS}"),
+    ([7, 5], 7, 4, 0, f"padded batch, no memory, K=4: {PADDING_KEYS}"),
+    ([6, 4, 6], 6, 3, 2, "padded batch with M=2 memory columns"),
+    ([5, 2, 4], 5, 1, 3, "padded batch with M=3 memory columns, K=1: many targets"),
+    ([7, 3], 7, 4, 1, "padded batch with M=1 memory column"),
 ]
 
 
 def _two_stream_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     for lengths, length, cut, memory, about in TWO_STREAM_SETTINGS:
-        perm_mask = sample_permutation(
-            len(lengths), length, cut, generator=generator, dtype=torch.float64
-        ).perm_mask
+        if cut == length:  # every token is context: nothing hidden by the order
+            perm_mask = torch.zeros(len(lengths), length, length, dtype=torch.float64)
+        else:
+            perm_mask = sample_permutation(
+                len(lengths), length, cut, generator=generator, dtype=torch.float64
+            ).perm_mask
         positions = torch.arange(length)
         attention_mask = (positions < torch.tensor(lengths).unsqueeze(1)).to(torch.float64)
         yield Case(
             (perm_mask, attention_mask, memory),
-            description=f"{about}: lengths {lengths}, T={length}, K={cut}; the query stream of "
-            "a target must not see its own content",
+            description=f"{about}; lengths {lengths}, T={length}, K={cut}",
         )
 
 
@@ -391,5 +412,78 @@ register(
         reference=_segment_term_reference,
         make_cases=_segment_term_cases,
         forbidden=(TwoStreamRelativeAttention.segment_scores, segment_differences),
+    )
+)
+
+
+# ch07.q7: the reach, measured on the model ---------------------------------------------------
+
+
+def _outputs_in_segments(model: TransfoXLModel, text: Tensor, segment_length: int) -> Tensor:
+    """The top layer's states ``[1, T, d]`` of ``text [1, T]`` read segment by segment, each
+    segment after the memories of the ones before."""
+    states, mems = [], None
+    for tokens in text.split(segment_length, dim=1):
+        hidden, mems = model(tokens, mems)
+        states.append(hidden)
+    return torch.cat(states, dim=1)
+
+
+def _measured_reach_reference(
+    length: int, segment_length: int, mem_len: int, n_layer: int, same_length: bool
+) -> Tensor:
+    """For each position t, the earliest position s whose token changes the top layer's output
+    at t, a LongTensor ``[length]``, measured on a float64 ``TransfoXLModel`` (seed 0, no
+    dropout) that reads a random text in segments of ``segment_length`` with its memories:
+    change token s, read the text again, see which outputs move. Without ``same_length`` it is
+    question 5's derivation; with it each query sees only its ``mem_len`` most recent keys
+    (itself included), so a layer reaches ``mem_len - 1`` positions back from the query, not from
+    its segment's start.
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = TransfoXLModel(
+            11, 8, 2, 4, 16, n_layer, mem_len, same_length=same_length, dropout=0.0
+        ).double()
+        text = torch.randint(1, 11, (1, length))
+    earliest = torch.arange(length)
+    with torch.no_grad():
+        original = _outputs_in_segments(model.eval(), text, segment_length)
+        for source in range(length - 1, -1, -1):  # the last assignment is the earliest source
+            changed = text.clone()
+            changed[0, source] = 0
+            moved = (_outputs_in_segments(model, changed, segment_length) != original).any(-1)
+            earliest[moved[0]] = source
+    return earliest
+
+
+#: The notes of the cases that catch one mistake each (the bank's tests use them).
+IN_SEGMENTS = "read in segments of L, each after the memories of the segments before it"
+SAME_LENGTH = "same_length=True: each query sees its mem_len most recent keys, no more"
+#: (length, L, mem_len, N, same_length, what the case exercises)
+MEASURED_SETTINGS = [
+    (20, 4, 4, 2, False, f"L=4, mem_len=4, N=2: {IN_SEGMENTS}"),
+    (24, 6, 3, 2, False, f"mem_len=3 < L=6, N=2: {IN_SEGMENTS}"),
+    (30, 5, 5, 3, False, f"L=5, mem_len=5, N=3: {IN_SEGMENTS}"),
+    (24, 4, 2, 2, False, f"mem_len=2 < L=4, N=2: {IN_SEGMENTS}"),
+    (20, 4, 4, 2, True, f"L=4, mem_len=4, N=2; {SAME_LENGTH}"),
+    (24, 6, 6, 2, True, f"L=6, mem_len=6, N=2; {SAME_LENGTH}"),
+    (32, 4, 6, 3, True, f"L=4, mem_len=6, N=3; {SAME_LENGTH}"),
+]
+
+
+def _measured_reach_cases(rng: random.Random) -> Iterator[Case]:
+    for length, segment_length, mem_len, n_layer, same_length, about in MEASURED_SETTINGS:
+        yield Case((length, segment_length, mem_len, n_layer, same_length), description=about)
+
+
+register(
+    Question(
+        id="ch07.q7",
+        title="The reach, measured on the model",
+        points=2,
+        answer_name="measured_reach",
+        reference=_measured_reach_reference,
+        make_cases=_measured_reach_cases,
     )
 )
