@@ -51,6 +51,17 @@ def permutation_masks(
     return PermutationPrediction(blocked.to(dtype), target_mapping.to(dtype), order)
 
 
+def independent_targets(prediction: PermutationPrediction) -> PermutationPrediction:
+    """The same targets predicted as a masked language model predicts them, each from the context
+    alone: ``perm_mask[b, i, j] = 1`` for every target j, so no target sees another and
+    ``p(x_i, x_j | context)`` becomes ``p(x_i | context) p(x_j | context)``, BERT's independence
+    assumption, with XLNet's network and no [MASK] token (Chapter 7).
+    """
+    is_target = prediction.target_mapping.sum(dim=-2) > 0  # [B, T]
+    blocked = is_target.unsqueeze(-2).expand_as(prediction.perm_mask)
+    return prediction._replace(perm_mask=blocked.to(prediction.perm_mask.dtype))
+
+
 def sample_permutation(
     batch_size: int,
     length: int,

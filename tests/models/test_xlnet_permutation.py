@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 from torch import Tensor
 
 from coursekit.models.xlnet import XLNetLMHeadModel, XLNetModel
-from coursekit.models.xlnet_permutation import permutation_masks, sample_permutation
+from coursekit.models.xlnet_permutation import (
+    independent_targets,
+    permutation_masks,
+    sample_permutation,
+)
 
 VOCAB = 17
 
@@ -156,3 +160,24 @@ def test_xlnet_model_rejects_inputs_of_the_wrong_shape() -> None:
         model(tokens, mems=(torch.zeros(3, 2, 8),))
     with pytest.raises(ValueError, match="divisible by n_head=3"):
         XLNetModel(VOCAB, d_model=8, n_head=3)
+
+
+def test_independent_targets_hide_every_target_from_every_position() -> None:
+    """The masked LM's masks: the targets and the order stay, each target sees the context only,
+    so its query stream gives the same prediction whatever the other targets' tokens.
+    """
+    order = torch.tensor([[4, 0, 2, 1, 3, 5]])
+    sequential = permutation_masks(order, cut=3)
+    independent = independent_targets(sequential)
+    assert torch.equal(independent.target_mapping, sequential.target_mapping)
+    assert torch.equal(independent.order, order)
+    targets = torch.tensor([False, True, False, True, False, True])
+    assert torch.equal(independent.perm_mask[0], targets.float().expand(6, -1))
+    torch.manual_seed(0)
+    model = XLNetLMHeadModel(VOCAB, d_model=16, n_layer=2, n_head=2, d_inner=32, dropout=0.0)
+    tokens = torch.randint(0, VOCAB, (1, 6))
+    changed = tokens.clone()
+    changed[0, [1, 3, 5]] = (tokens[0, [1, 3, 5]] + 1) % VOCAB
+    masks = dict(perm_mask=independent.perm_mask, target_mapping=independent.target_mapping)
+    with torch.no_grad():
+        assert torch.allclose(model(tokens, **masks).logits, model(changed, **masks).logits)
