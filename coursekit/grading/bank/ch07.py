@@ -57,8 +57,22 @@ def _causal_shift_reference(table: Tensor, memory_length: int) -> Tensor:
 
 #: (B, heads, Q, M, what the case exercises)
 SHIFT_SETTINGS = [
-    (1, 1, 4, 0, "no memory (M=0): a causal Transformer; off by one in the shift shows at once"),
-    (2, 2, 3, 5, "M=5 keys of memory before Q=3 queries: query i sees keys j <= i + M"),
+    (
+        1,
+        1,
+        4,
+        0,
+        "no memory (M=0): the columns hold the distances K-1 down to 0, so key j of "
+        "query i is column Q-1-i+j",
+    ),
+    (
+        2,
+        2,
+        3,
+        5,
+        "M=5 keys of memory before Q=3 queries: query i sees keys j <= i + M, the "
+        "memory included, its own key included",
+    ),
     (1, 3, 5, 2, "M=2 < Q=5"),
     (2, 1, 1, 6, "one query (a generation step) after M=6: it sees every key"),
     (1, 2, 6, 6, "M = Q = 6: a memory as long as the segment"),
@@ -118,13 +132,22 @@ def _memory_step_reference(
     return output.detach(), gradient
 
 
+NO_GRADIENT = "grad_W_in must not flow into the memory (SG)"
 #: (B, previous length, Q, d, d_k, mem_len, what the case exercises)
 MEMORY_SETTINGS = [
-    (2, 6, 4, 3, 2, 4, "mem_len=4 < 6: the 4 MOST RECENT states of the previous segment"),
-    (1, 6, 3, 4, 3, 2, "mem_len=2 < 6: the 2 MOST RECENT states of the previous segment"),
-    (2, 3, 5, 3, 3, 8, "mem_len=8 > 3: all 3 previous states"),
+    (
+        2,
+        6,
+        4,
+        3,
+        2,
+        4,
+        f"mem_len=4 < 6: the 4 MOST RECENT states of the previous segment; {NO_GRADIENT}",
+    ),
+    (1, 6, 3, 4, 3, 2, "mem_len=2 < 6: the 2 MOST RECENT states; query i sees the whole memory"),
+    (2, 3, 5, 3, 3, 8, f"mem_len=8 > 3: all 3 previous states; {NO_GRADIENT}"),
     (1, 7, 1, 2, 2, 5, "one query after the 5 MOST RECENT of 7 previous states"),
-    (3, 5, 4, 4, 2, 3, "mem_len=3 of 5 previous states, a batch of 3"),
+    (3, 5, 4, 4, 2, 3, "mem_len=3 of 5 previous states, a batch of 3; scores divided by sqrt(d_k)"),
     (2, 5, 3, 3, 4, 0, "mem_len=0: no memory, a segment alone"),
 ]
 
@@ -132,7 +155,6 @@ MEMORY_SETTINGS = [
 def _memory_step_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     for batch, previous, queries, d, d_k, mem_len, about in MEMORY_SETTINGS:
-        stop = "" if mem_len == 0 else "; grad_W_in must not flow into the memory (SG)"
         yield Case(
             (
                 float64_normal(generator, batch, previous, d),
@@ -143,7 +165,7 @@ def _memory_step_cases(rng: random.Random) -> Iterator[Case]:
                 float64_normal(generator, d, d_k),
                 mem_len,
             ),
-            description=f"{about}{stop}",
+            description=about,
         )
 
 
@@ -192,12 +214,13 @@ def _order_masks_cases(rng: random.Random) -> Iterator[Case]:
     )
     yield Case(
         (torch.arange(5).flip(0).unsqueeze(0), 2),
-        description="the reversed order, K=2: a right-to-left language model",
+        description="the reversed order, K=2: a right-to-left language model; perm_mask 1 = may "
+        "NOT attend",
     )
     for batch, length, cut, about in [
-        (2, 7, 3, "K=3: the context sees itself, not the targets"),
+        (2, 7, 3, "K=3: the context sees itself, not the targets; row i attends to column j"),
         (3, 6, 5, "K=T-1: a single target sees every other token"),
-        (2, 8, 4, "two random orders of 8, K=4"),
+        (2, 8, 4, "two random orders of 8, K=4; target_mapping's rows follow the order z"),
     ]:
         order = sample_permutation(batch, length, cut, generator=generator).order
         yield Case((order, cut), description=f"{about}; B={batch}, T={length}")
@@ -319,7 +342,14 @@ def _earliest_visible_reference(
 #: (length, L, mem_len, N, what the case exercises)
 EARLIEST_SETTINGS = [
     (24, 4, 4, 2, "L=4, mem_len=4, N=2: each layer reaches one segment further back"),
-    (30, 5, 3, 2, "mem_len=3 < L=5: a layer's memory holds part of the previous segment"),
+    (
+        30,
+        5,
+        3,
+        2,
+        "mem_len=3 < L=5: a layer's memory holds part of the previous segment and "
+        "starts mem_len before the segment's start, not before t",
+    ),
     (40, 4, 6, 3, "mem_len=6, L=4: the memory ends inside a segment, whose start counts next"),
     (20, 5, 0, 3, "mem_len=0: no memory, every token sees only its own segment"),
     (32, 8, 8, 1, "one layer: the memory and the segment, nothing more"),
@@ -376,8 +406,8 @@ def _segment_term_reference(
 
 #: (segment ids of each sequence, heads, d_head, M, what the case exercises)
 SEGMENT_SETTINGS = [
-    ([[0, 0, 0, 1, 1]], 1, 3, 0, "two segments, no memory"),
-    ([[0, 0, 1, 1], [0, 1, 1, 1]], 2, 2, 2, "a batch of two, 2 heads, M=2"),
+    ([[0, 0, 0, 1, 1]], 1, 3, 0, "two segments, no memory: s_+ for a key in the query's segment"),
+    ([[0, 0, 1, 1], [0, 1, 1, 1]], 2, 2, 2, "a batch of two, 2 heads, M=2; b added to every query"),
     ([[1, 1, 1, 0, 0]], 1, 4, 0, "segment ids 1 then 0: only same or different counts"),
     ([[0, 0, 1, 1, 1]], 2, 3, 3, "M=3: the memory is segment 0, other than the queries of 1"),
     ([[0, 1, 2, 2, 1, 0]], 1, 2, 2, "three segments 0, 1, 2 and M=2"),
