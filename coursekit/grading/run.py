@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import torch
+
 from coursekit.grading.answers import AnswerOutcome, call_answer
 from coursekit.grading.compare import compare, within_float32_rounding
 from coursekit.grading.monitor import CallMonitor
@@ -22,6 +24,23 @@ FLOAT32_HINT = (
     "the values agree only to float32 precision (about 1e-6 relative): keep the float64 of "
     "the inputs, e.g. no float32 module or torch.tensor(..., dtype=torch.float32) on the way"
 )
+
+NAN_HINT = (
+    "the answer holds NaN where the reference has numbers: 0 * inf and inf - inf give NaN (a "
+    "mask multiplied by -inf?); set masked scores with masked_fill or torch.where"
+)
+
+
+def introduces_nan(expected: Any, actual: Any) -> bool:
+    """Whether ``actual`` (a tensor, or a tuple or list of them) holds NaN where ``expected``
+    holds a number."""
+    if isinstance(expected, tuple | list) and isinstance(actual, tuple | list):
+        return any(introduces_nan(e, a) for e, a in zip(expected, actual, strict=False))
+    if not (isinstance(expected, torch.Tensor) and isinstance(actual, torch.Tensor)):
+        return False
+    if actual.shape != expected.shape or not actual.is_floating_point():
+        return False
+    return bool((actual.isnan() & ~expected.isnan()).any())
 
 
 def delegation_reason(answer_name: str, implementation: str) -> str:
@@ -58,6 +77,8 @@ def grade_case(question: Question, case: Case, number: int, outcome: AnswerOutco
         hint = MISSING_RETURN_HINT
     elif within_float32_rounding(expected, outcome.value):
         hint = FLOAT32_HINT
+    elif introduces_nan(expected, outcome.value):
+        hint = NAN_HINT
     return CaseResult(number, case.description, "failed", difference, hint, forbidden)
 
 

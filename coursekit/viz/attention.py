@@ -1,4 +1,4 @@
-"""Figures of attention: heat maps of the weights alpha_{t,s} and BLEU by sentence length
+"""Figures of attention: heat maps of the weights alpha_{t,j} and BLEU by sentence length
 (Chapter 4, Seq2seq and attention).
 
 Figures are built with ``matplotlib.figure.Figure`` rather than pyplot, so none is left open in
@@ -21,7 +21,7 @@ from coursekit.viz.drawing import TEXT_COLUMN_WIDTH
 CELL_INCHES = 0.32  # side of one heat-map cell: 20 x 20 tokens stay readable
 SMALLEST_SHRINK = 0.5  # side by side, heat maps shrink at most to half of that
 COLOUR_BAR_INCHES = 1.0
-WEIGHT_LABEL = "attention weight alpha_{t,s}"
+WEIGHT_LABEL = r"attention weight $\alpha_{t,j}$"
 
 
 def as_matrix(weights: torch.Tensor | np.ndarray, rows: int, columns: int) -> np.ndarray:
@@ -69,7 +69,7 @@ def plot_attention(
     ax: Axes | None = None,
     title: str | None = None,
 ) -> Axes:
-    """Heat map of the attention weights alpha_{t,s} (Chapter 4): one row per target token
+    """Heat map of the attention weights alpha_{t,j} (Chapter 4): one row per target token
     (y axis, top to bottom), one column per source token (x axis), colour from 0 to 1 with a
     colour bar. ``weights`` is ``[T, S]``; returns the axes (``ax.figure`` is the figure).
     """
@@ -91,7 +91,7 @@ def plot_attention_step(
     step: int,
 ) -> Figure:
     """One decoding step t (Chapter 4): the heat map with row t framed, and a bar chart of
-    alpha_{t,s} over the source tokens, titled with the token produced at step t.
+    alpha_{t,j} over the source tokens, titled with the token produced at step t.
     """
     matrix = as_matrix(weights, len(target_tokens), len(source_tokens))
     if not 0 <= step < len(target_tokens):

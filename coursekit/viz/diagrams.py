@@ -23,6 +23,7 @@ from coursekit.viz.recurrent import (
 )
 from coursekit.viz.seq2seq import (
     bahdanau_figure,
+    beam_search_figure,
     encoder_decoder_figure,
     luong_figure,
     pointer_figure,
@@ -46,6 +47,7 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "lstm-cell": lstm_cell_figure,
     "gru-cell": gru_cell_figure,
     "encoder-decoder": encoder_decoder_figure,
+    "beam-search": beam_search_figure,
     "bahdanau-attention": bahdanau_figure,
     "luong-attention": luong_figure,
     "pointer-network": pointer_figure,

@@ -217,3 +217,51 @@ def pointer_figure() -> Figure:
         color=FRAME_INK,
     )
     return diagram.figure
+
+
+BEAM_FIRST = {"A": 0.5, "B": 0.4, "<eos>": 0.1}
+"""The toy decoder of Chapter 4 (section 4.4): P(first word), and below P(next | previous)."""
+BEAM_NEXT = {"A": {"<eos>": 0.4, "A": 0.3, "B": 0.3}, "B": {"<eos>": 0.9, "A": 0.05, "B": 0.05}}
+BEAM_SIZE = 2
+
+
+def beam_search_figure() -> Figure:
+    """Beam search with k = 2 on the toy decoder of section 4.4: each step extends the k kept
+    hypotheses by every word of V and keeps the k most probable of the k |V| candidates (yellow;
+    grey ones are pruned), so decoding T' words scores O(k |V| T') candidates. The beam finds
+    "B <eos>" (P = 0.36); greedy decoding, k = 1, stops at "A <eos>" (P = 0.20)."""
+    diagram = Diagram(7.4, 3.9)
+    root = token(diagram, (0.55, 1.75), "<sos>", width=0.8)
+    first_kept = sorted(BEAM_FIRST, key=BEAM_FIRST.__getitem__, reverse=True)[:BEAM_SIZE]
+    first = {}
+    for row, (word, probability) in enumerate(BEAM_FIRST.items()):
+        kind = "state" if word in first_kept else "mask_blocked"
+        first[word] = diagram.box((2.1, 2.75 - row * 1.0), f"{word}  {probability:.1f}", kind)
+        diagram.arrow(root, first[word])
+    candidates = {
+        (before, word): BEAM_FIRST[before] * probability
+        for before in first_kept
+        for word, probability in BEAM_NEXT[before].items()
+    }
+    second_kept = sorted(candidates, key=candidates.__getitem__, reverse=True)[:BEAM_SIZE]
+    for row, ((before, word), probability) in enumerate(candidates.items()):
+        kind = "state" if (before, word) in second_kept else "mask_blocked"
+        text = f"{before} {word}  {probability:.2f}"
+        box = diagram.box((4.55, 3.3 - row * 0.55), text, kind, width=1.55)
+        diagram.arrow(first[before], box)
+    best = second_kept[0]
+    diagram.label(
+        (6.55, 1.95),
+        f"best:\n{' '.join(best)}\nP = {candidates[best]:.2f}\n\ngreedy:\nA <eos>\nP = 0.20",
+        fontsize=CAPTION_FONT_SIZE,
+    )
+    diagram.label((2.1, 0.25), "step 1: keep 2 of 3", fontsize=CAPTION_FONT_SIZE, color=FRAME_INK)
+    diagram.label(
+        (4.55, 0.25), "step 2: keep 2 of 2 x 3", fontsize=CAPTION_FONT_SIZE, color=FRAME_INK
+    )
+    diagram.label(
+        (3.7, 3.72),
+        r"each step scores $k\,|V|$ candidates and keeps $k$: $O(k\,|V|\,T')$ for $T'$ words",
+        fontsize=CAPTION_FONT_SIZE,
+    )
+    return diagram.figure

@@ -77,7 +77,7 @@ def attention_explorer(
 ) -> Any:
     """Explore attention (Chapter 4): dropdowns for the sentence and the model, a slider for
     the decoding step t, and the figure of step t (the heat map with row t framed and the
-    weights alpha_{t,s} over the source). In a live kernel it returns the widget box; elsewhere
+    weights alpha_{t,j} over the source). In a live kernel it returns the widget box; elsewhere
     (or with ``interactive=False``) a static figure of every model's heat map for ``sentence``.
     """
     count = check_examples(examples)

@@ -1,7 +1,8 @@
 """Chapter 4's questions: the references agree with direct formulas written one example at a time,
-with brute-force searches and with ``coursekit.generate.beam_search``; the solutions score full
-marks; each classic mistake (a missing or inverted mask, masking after the softmax, unnormalised
-beam scores, a state that does not follow its beam, repeated pointers) loses most of the points."""
+with brute-force searches and with closed forms; the solutions score full marks; each classic
+mistake (a missing or inverted mask, masking after the softmax, unnormalised beam scores, a
+repeated bigram, a history that does not follow its beam, repeated pointers, a tie ignored)
+loses most of the points, and the report names it."""
 
 from __future__ import annotations
 
@@ -11,18 +12,22 @@ from typing import Any
 
 import pytest
 import torch
+import torch.nn.functional as F
 from test_grading_bank_ch01 import (
     ROOT,
     assert_fails_the_case_named,
     assert_full_marks,
     assert_loses_most_points,
     cases_of,
+    graded,
     notebook_functions,
 )
 from torch import Tensor
 
-from coursekit.generate import beam_search
+from coursekit.generate.search import beam_step
 from coursekit.grading import get_question
+from coursekit.grading.bank.ch04 import BIGRAM_BANNED, FINISHED_STAY, HISTORY_FOLLOWS
+from coursekit.grading.report import format_report
 
 CHAPTER_4 = [f"ch04.q{number}" for number in range(1, 7)]
 INF = math.inf
@@ -117,19 +122,22 @@ def test_some_local_p_windows_reach_past_the_end_of_a_padded_source() -> None:
     assert reaching >= 4
 
 
-def brute_force_beam_step(sums, lengths, finished, log_probs, state, eos, alpha):
-    """Every candidate of each input as a Python tuple, sorted by its normalised score."""
+def brute_force_no_repeat_step(sums, lengths, finished, log_probs, history, eos, alpha):
+    """Every allowed candidate of each input as a Python tuple, sorted by its normalised score."""
     batch, beams, vocab = log_probs.shape
     kept = []
     for b in range(batch):
         candidates = []
         for i in range(beams):
+            past = history[b, i].tolist()
+            bigrams = set(zip(past, past[1:], strict=False))
             if finished[b, i]:
                 options = [(eos, float(sums[b, i]), int(lengths[b, i]))]
             else:
                 options = [
                     (v, float(sums[b, i] + log_probs[b, i, v]), int(lengths[b, i]) + 1)
                     for v in range(vocab)
+                    if (past[-1], v) not in bigrams
                 ]
             for token, total, length in options:
                 score = total / ((5 + length) / 6) ** alpha
@@ -143,86 +151,56 @@ def brute_force_beam_step(sums, lengths, finished, log_probs, state, eos, alpha)
             [[bool(finished[b, c[1]]) or c[2] == eos for c in row] for b, row in enumerate(kept)]
         ),  # fmt: skip
         torch.tensor([[c[2] for c in row] for row in kept]),
-        torch.stack([state[b * beams + c[1]] for b, row in enumerate(kept) for c in row]),
+        torch.tensor(
+            [[history[b, c[1]].tolist() + [c[2]] for c in row] for b, row in enumerate(kept)]
+        ),
     )
 
 
-def test_the_beam_step_keeps_the_best_candidates_of_a_brute_force_enumeration() -> None:
+def test_the_no_repeat_step_keeps_the_best_allowed_candidates_of_a_brute_force_search() -> None:
     question = get_question("ch04.q4")
     for case in cases_of("ch04.q4"):
-        expected = brute_force_beam_step(*case.args)
+        expected = brute_force_no_repeat_step(*case.args)
         for got, want in zip(question.expected(case), expected, strict=True):
             torch.testing.assert_close(got, want)
 
 
-def random_decoder(vocab: int, hidden: int, seed: int):
-    """A small recurrent 'model': state' = tanh(E[y] + state U), log P = log_softmax(state' W)."""
-    generator = torch.Generator().manual_seed(seed)
-    E, U, W = (
-        torch.randn(*shape, generator=generator, dtype=torch.float64)
-        for shape in ((vocab, hidden), (hidden, hidden), (hidden, vocab))
-    )
-
-    def step(tokens: Tensor, state: Tensor) -> tuple[Tensor, Tensor]:
-        state = torch.tanh(E[tokens] + state @ U)
-        return torch.log_softmax(2 * state @ W, dim=-1), state
-
-    return step
+def test_the_ban_changes_the_kept_beams_where_a_case_says_so() -> None:
+    """Where a case says the best continuations repeat a bigram, beam_step without the ban keeps
+    other tokens; the finished cases hold beams whose history ends with eos, eos."""
+    question = get_question("ch04.q4")
+    for case in cases_of("ch04.q4"):
+        sums, lengths, finished, log_probs, history, eos, alpha = case.args
+        unconstrained = beam_step(log_probs, sums, lengths, finished, eos, alpha)
+        if BIGRAM_BANNED in case.description:
+            assert not torch.equal(unconstrained.tokens, question.expected(case)[3])
+        if finished.any():
+            assert bool((history[finished][:, -2:] == eos).all())
 
 
-@pytest.mark.parametrize(("beams", "alpha", "seed"), [(3, 0.0, 0), (4, 0.6, 1), (2, 1.0, 2)])
-def test_the_beam_step_run_in_a_loop_is_coursekits_beam_search(
-    beams: int, alpha: float, seed: int
-) -> None:
-    """The question's step, from the bos beams until every beam has finished (or max_len), keeps
-    the hypotheses and scores that ``coursekit.generate.beam_search`` returns."""
-    vocab, hidden, batch, eos, max_len = 7, 5, 3, 0, 8
-    step = random_decoder(vocab, hidden, seed)
-    initial = torch.randn(batch, hidden, generator=torch.Generator().manual_seed(seed + 10))
-    initial = initial.to(torch.float64)
-    bos = torch.full((batch,), 1)
-    expected = beam_search(step, initial, bos, eos, beams, max_len, alpha, n_best=beams)
-
-    reference = get_question("ch04.q4").reference
-    sums = torch.full((batch, beams), -INF, dtype=torch.float64)
-    sums[:, 0] = 0.0
-    lengths = torch.zeros(batch, beams, dtype=torch.long)
-    finished = torch.zeros(batch, beams, dtype=torch.bool)
-    state, tokens = initial.repeat_interleave(beams, dim=0), bos.repeat_interleave(beams)
-    history = [[[] for _ in range(beams)] for _ in range(batch)]
-    for _ in range(max_len):
-        log_probs, state = step(tokens, state)
-        parents = state
-        sums, lengths, finished, new_tokens, state = reference(
-            sums, lengths, finished, log_probs.view(batch, beams, vocab), parents, eos, alpha
-        )
-        origins = [
-            [next(i for i in range(beams) if torch.equal(parents[b * beams + i], row)) for row in
-             state[b * beams : (b + 1) * beams]]
-            for b in range(batch)
-        ]  # fmt: skip
-        history = [
-            [history[b][origin] + [int(new_tokens[b, i])] for i, origin in enumerate(row)]
-            for b, row in enumerate(origins)
-        ]
-        tokens = new_tokens.flatten()
-        if bool(finished.all()):
-            break
-    scores = sums / ((5 + lengths.to(torch.float64)) / 6) ** alpha
-    for b, hypotheses in enumerate(expected):
-        for i, hypothesis in enumerate(hypotheses):
-            assert history[b][i][: int(lengths[b, i])] == hypothesis.tokens
-            assert scores[b, i].item() == pytest.approx(hypothesis.score, rel=1e-12)
+def test_the_lookup_scale_of_the_worked_example_is_its_closed_form() -> None:
+    """q = [0, 10, 0] scores the keys [0, 100 c, 0, 0]: the weight e^{100c} / (e^{100c} + 3)
+    reaches 0.99 at c = ln(297) / 100; q = [0, 0, 10] ties keys 3 and 4 (weights -> 1/2)."""
+    (case,) = [c for c in cases_of("ch04.q6") if "worked example" in c.description]
+    scales = get_question("ch04.q6").expected(case)
+    assert scales[0].item() == pytest.approx(math.log(297) / 100, rel=1e-9)
+    assert scales[1].item() == INF
 
 
-def test_the_beam_cases_mix_finished_unfinished_and_lengths() -> None:
-    cases = cases_of("ch04.q4")
-    with_finished = [case for case in cases if bool(case.args[2].any())]
-    normalised = [case for case in cases if case.args[6] > 0]
-    assert len(with_finished) >= len(cases) // 2 + 1 and len(normalised) >= len(cases) // 2 + 1
-    for case in normalised:
-        lengths = case.args[1]
-        assert int(lengths.max()) - int(lengths.min()) >= 5
+def test_each_lookup_scale_is_the_smallest_that_reaches_the_threshold() -> None:
+    question = get_question("ch04.q6")
+    zeros = 0
+    for case in cases_of("ch04.q6"):
+        queries, keys, threshold = case.args
+        for query, row_keys, scale in zip(queries, keys, question.expected(case), strict=True):
+            scores = row_keys @ query
+            if scale == 0:
+                zeros += 1
+                assert 1 / len(scores) >= threshold
+            elif math.isfinite(scale):
+                assert torch.softmax(scale * scores, -1).max() >= threshold - 1e-12
+                assert torch.softmax(0.999 * scale * scores, -1).max() < threshold
+    assert zeros >= 3
 
 
 def brute_force_pointer(encoder_states, lengths, start, W_1, W_2, v) -> list[list[int]]:
@@ -246,23 +224,6 @@ def test_pointer_decoding_is_a_brute_force_greedy_search_over_unused_positions()
         assert positions.tolist() == brute_force_pointer(*case.args)
         for row, n in zip(positions.tolist(), case.args[1].tolist(), strict=True):
             assert sorted(row[:n]) == list(range(n))
-
-
-def test_alignment_accuracy_counts_aligned_words_over_the_whole_batch() -> None:
-    question = get_question("ch04.q6")
-    differs_from_the_mean_per_example = 0
-    for case in cases_of("ch04.q6"):
-        weights, alignments = case.args
-        hits, totals = [], []
-        for rows, alignment in zip(weights, alignments, strict=True):
-            aligned = [(i, set(a)) for i, a in enumerate(alignment) if a]
-            hits.append(sum(int(torch.argmax(rows[i])) in a for i, a in aligned))
-            totals.append(len(aligned))
-        assert question.expected(case) == pytest.approx(sum(hits) / sum(totals), rel=1e-15)
-        assert any(not a for alignment in alignments for a in alignment)
-        per_example = sum(h / t for h, t in zip(hits, totals, strict=True)) / len(totals)
-        differs_from_the_mean_per_example += abs(per_example - sum(hits) / sum(totals)) > 1e-3
-    assert differs_from_the_mean_per_example >= 4
 
 
 #: Where each masked question's cases hold the padded states and what says how long each is.
@@ -309,16 +270,20 @@ def additive_with(mistake: str):
 
 
 def luong_with(mistake: str):
-    """Luong's attention with one mistake: W_a transposed, [s_t; c_t], no mask, or the softmax
-    over the steps."""
+    """Luong's attention with one mistake: W_a transposed, [s_t; c_t], no mask, the mask added as
+    mask * -inf (0 * -inf is NaN), or the softmax over the steps."""
 
     def answer(s, h, mask, W_a, W_c):
         bilinear = W_a.T if mistake == "W_a transposed" else W_a
         scores = s @ bilinear @ h.transpose(1, 2)
-        if mistake != "no mask":
+        if mistake == "mask times -inf":
+            scores = scores + mask.unsqueeze(1) * -INF
+        elif mistake != "no mask":
             scores = scores.masked_fill(mask.unsqueeze(1), -INF)
         dim = 1 if mistake == "softmax over the steps" else -1
-        weights = torch.softmax(scores, dim=dim).nan_to_num()
+        weights = torch.softmax(scores, dim=dim)
+        if mistake != "mask times -inf":
+            weights = weights.nan_to_num()
         context = weights @ h
         parts = [s, context] if mistake == "[s; c]" else [context, s]
         return torch.tanh(torch.cat(parts, dim=-1) @ W_c.T), weights
@@ -353,41 +318,37 @@ def local_p_with(mistake: str):
     return answer
 
 
-def beam_step_with(mistake: str):
-    """A beam step with one mistake: raw sums ranked, finished beams extended like the others
-    or dropped, the state left in place or indexed without the input's offset b*k, the k best
-    taken over the whole batch."""
+def no_repeat_with(mistake: str):
+    """The step with one mistake: no ban, the ban applied to finished beams too (their history
+    ends with eos, eos, so eos is banned and they drop out), raw sums ranked, or the histories
+    left in place."""
 
-    def answer(sums, lengths, finished, log_probs, state, eos, alpha):
+    def answer(sums, lengths, finished, log_probs, history, eos, alpha):
         batch, beams, vocab = log_probs.shape
-        if mistake == "finished extended":
-            grown = torch.ones_like(lengths)
-        else:
-            eos_only = torch.full_like(log_probs, -INF)
-            if mistake != "finished dropped":
-                eos_only[..., eos] = 0.0
-            log_probs = torch.where(finished.unsqueeze(-1), eos_only, log_probs)
-            grown = (~finished).long()
+        follows_last = (history[..., :-1] == history[..., -1:]).unsqueeze(-1)
+        repeats = (F.one_hot(history[..., 1:], vocab).bool() & follows_last).any(dim=2)
+        if mistake != "finished banned too":
+            repeats &= ~finished.unsqueeze(-1)
+        eos_only = torch.full_like(log_probs, -INF)
+        eos_only[..., eos] = 0.0
+        log_probs = torch.where(finished.unsqueeze(-1), eos_only, log_probs)
+        if mistake != "no ban":
+            log_probs = log_probs.masked_fill(repeats, -INF)
         candidates = sums.unsqueeze(-1) + log_probs
-        new_lengths = lengths + grown
-        penalty = ((5 + new_lengths.to(sums.dtype)) / 6) ** alpha
-        scores = candidates if mistake == "raw sums" else candidates / penalty.unsqueeze(-1)
-        flat = scores.reshape(batch, -1)
-        if mistake == "best over the batch":
-            best = flat.flatten().topk(batch * beams).indices.view(batch, beams) % (beams * vocab)
-        else:
-            best = flat.topk(beams, dim=-1).indices
+        new_lengths = lengths + (~finished).long()
+        exponent = 0.0 if mistake == "raw sums" else alpha
+        penalty = ((5 + new_lengths.to(sums.dtype)) / 6) ** exponent
+        best = (candidates / penalty.unsqueeze(-1)).reshape(batch, -1).topk(beams, -1).indices
         origin, tokens = best // vocab, best % vocab
-        rows = torch.arange(batch).unsqueeze(1) * beams + origin
-        new_state = {"state in place": state, "no offset": state[origin.flatten()]}.get(
-            mistake, state[rows.flatten()]
-        )
+        kept = history.gather(1, origin.unsqueeze(-1).expand(-1, -1, history.shape[-1]))
+        if mistake == "history in place":
+            kept = history
         return (
             candidates.reshape(batch, -1).gather(1, best),
             new_lengths.gather(1, origin),
             finished.gather(1, origin) | (tokens == eos),
             tokens,
-            new_state,
+            torch.cat([kept, tokens.unsqueeze(-1)], dim=-1),
         )
 
     return answer
@@ -421,32 +382,29 @@ def pointer_with(mistake: str):
     return answer
 
 
-def alignment_accuracy_with(mistake: str):
-    """Alignment accuracy with one mistake: words aligned with nothing counted as errors, the
-    mean of per-example accuracies, only the first aligned word accepted, or the argmax over
-    the target steps."""
+def lookup_scale_with(mistake: str):
+    """The scale search with one mistake: ties ignored (bisection up to a cap), the threshold
+    compared with the mean weight, or 1/sqrt(d) returned."""
 
-    def answer(weights, alignments):
-        hits, totals = [], []
-        for rows, alignment in zip(weights, alignments, strict=True):
-            rows = rows[: len(alignment)]
-            if mistake == "argmax over targets":
-                peaks = rows.argmax(dim=0).tolist() + [-1] * len(alignment)
-            else:
-                peaks = rows.argmax(dim=-1).tolist()
-            counted = [
-                (peaks[i], a)
-                for i, a in enumerate(alignment)
-                if a or mistake == "unaligned counted"
-            ]
-            if mistake == "first aligned word":
-                hits.append(sum(peak == a[0] for peak, a in counted))
-            else:
-                hits.append(sum(peak in a for peak, a in counted))
-            totals.append(len(counted))
-        if mistake == "mean per example":
-            return sum(h / t for h, t in zip(hits, totals, strict=True)) / len(totals)
-        return sum(hits) / sum(totals)
+    def answer(queries, keys, threshold):
+        scales = []
+        for query, row_keys in zip(queries, keys, strict=True):
+            scores = row_keys @ query
+            if mistake == "1/sqrt(d)":
+                scales.append(query.shape[0] ** -0.5)
+                continue
+            if 1 / len(scores) >= threshold:
+                scales.append(0.0)
+                continue
+            low, high = 0.0, 1.0
+            while torch.softmax(high * scores, -1).max() < threshold and high < 1e6:
+                low, high = high, 2 * high
+            for _ in range(100):
+                middle = (low + high) / 2
+                reached = torch.softmax(middle * scores, -1).max() >= threshold
+                low, high = (low, middle) if reached else (middle, high)
+            scales.append(high)
+        return torch.tensor(scales, dtype=torch.float64)
 
     return answer
 
@@ -463,6 +421,7 @@ def alignment_accuracy_with(mistake: str):
         ("ch04.q2", luong_with("W_a transposed"), 0.0),
         ("ch04.q2", luong_with("[s; c]"), 0.0),
         ("ch04.q2", luong_with("no mask"), 0.15),
+        ("ch04.q2", luong_with("mask times -inf"), 0.15),
         ("ch04.q2", luong_with("softmax over the steps"), 0.0),
         ("ch04.q3", local_p_with("padded width"), 0.15),
         ("ch04.q3", local_p_with("sigma = D"), 0.0),
@@ -470,20 +429,16 @@ def alignment_accuracy_with(mistake: str):
         ("ch04.q3", local_p_with("no window"), 0.15),
         ("ch04.q3", local_p_with("window after softmax"), 0.15),
         ("ch04.q3", local_p_with("renormalised"), 0.0),
-        ("ch04.q4", beam_step_with("raw sums"), 0.25),
-        ("ch04.q4", beam_step_with("finished extended"), 0.25),
-        ("ch04.q4", beam_step_with("finished dropped"), 0.25),
-        ("ch04.q4", beam_step_with("state in place"), 0.15),
-        ("ch04.q4", beam_step_with("no offset"), 0.0),
-        ("ch04.q4", beam_step_with("best over the batch"), 0.15),
+        ("ch04.q4", no_repeat_with("no ban"), 0.5),
+        ("ch04.q4", no_repeat_with("finished banned too"), 0.75),
+        ("ch04.q4", no_repeat_with("raw sums"), 0.6),
+        ("ch04.q4", no_repeat_with("history in place"), 0.75),
         ("ch04.q5", pointer_with("repeats"), 0.0),
         ("ch04.q5", pointer_with("padding chosen"), 0.2),
         ("ch04.q5", pointer_with("S steps"), 0.2),
         ("ch04.q5", pointer_with("no feeding"), 0.2),
-        ("ch04.q6", alignment_accuracy_with("unaligned counted"), 0.0),
-        ("ch04.q6", alignment_accuracy_with("mean per example"), 0.2),
-        ("ch04.q6", alignment_accuracy_with("first aligned word"), 0.5),
-        ("ch04.q6", alignment_accuracy_with("argmax over targets"), 0.0),
+        ("ch04.q6", lookup_scale_with("1/sqrt(d)"), 0.25),
+        ("ch04.q6", lookup_scale_with("ties ignored"), 0.85),
     ],
 )
 def test_a_classic_mistake_loses_most_points(
@@ -495,10 +450,27 @@ def test_a_classic_mistake_loses_most_points(
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "words"),
     [
-        ("ch04.q6", alignment_accuracy_with("first aligned word"), "French"),
+        ("ch04.q1", additive_with("mask after softmax"), "sums to 1 over the real positions"),
+        ("ch04.q3", local_p_with("padded width"), "not the padded width"),
+        ("ch04.q4", no_repeat_with("no ban"), BIGRAM_BANNED),
+        ("ch04.q4", no_repeat_with("finished banned too"), FINISHED_STAY),
+        ("ch04.q4", no_repeat_with("raw sums"), "not by log P"),
+        ("ch04.q4", no_repeat_with("history in place"), HISTORY_FOLLOWS),
+        ("ch04.q5", pointer_with("repeats"), "each position is chosen once"),
+        ("ch04.q5", pointer_with("padding chosen"), "choose among j < n_b only"),
+        ("ch04.q6", lookup_scale_with("ties ignored"), "tie"),
     ],
 )
-def test_a_boundary_mistake_fails_the_case_that_names_it(
+def test_the_report_names_the_mistake(
     question_id: str, wrong_answer: Callable[..., Any], words: str
 ) -> None:
+    """The report printed under the answer says what the failing cases were built to catch."""
     assert_fails_the_case_named(question_id, wrong_answer, words)
+    _, result = graded(question_id, wrong_answer)
+    assert words in format_report(result), format_report(result)
+
+
+def test_a_mask_multiplied_by_minus_infinity_is_told_where_its_nan_comes_from() -> None:
+    _, result = graded("ch04.q2", luong_with("mask times -inf"))
+    report = format_report(result)
+    assert "NaN" in report and "masked_fill" in report, report

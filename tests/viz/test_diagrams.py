@@ -62,6 +62,10 @@ PROMISED_LABELS = {
         "encoder", "decoder", "drei", "zwanzig", "twenty", "<sos>", "<eos>", "$h_3$", "$s_1$",
         "$s_0 = v = h_3$", "thought vector",
     ],
+    "beam-search": [
+        "<sos>", "A  0.5", "B  0.4", "<eos>  0.1", "A <eos>  0.20", "B <eos>  0.36", "keep 2 of 3",
+        r"O(k\,|V|\,T')", "greedy",
+    ],
     "bahdanau-attention": [
         r"v^\top \tanh(W_q\, s_{t-1} + W_k\, h_i)", r"\mathrm{softmax}_i", r"c_t = \sum_i",
         r"\mathrm{GRU}(s_{t-1}, [E\,y_{t-1}; c_t])", r"W_o\,[s_t; c_t; E\,y_{t-1}]", "$h_4$",

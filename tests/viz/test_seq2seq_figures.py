@@ -7,15 +7,22 @@ in sorted order. (tests/viz/test_diagrams.py checks their size, type and labels.
 from __future__ import annotations
 
 import pytest
+import torch
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
+from coursekit.generate import beam_search
 from coursekit.viz.diagrams import FIGURES
 from coursekit.viz.drawing import INK, PALETTE
 from coursekit.viz.inspection import DrawnArrow, drawn_arrows, drawn_nodes
 from coursekit.viz.seq2seq import (
+    BEAM_FIRST,
+    BEAM_NEXT,
+    BEAM_SIZE,
     POINTER_INPUTS,
     bahdanau_figure,
+    beam_search_figure,
     encoder_decoder_figure,
     luong_figure,
     pointer_figure,
@@ -26,6 +33,7 @@ CHAPTER_FIGURES = {
     "bahdanau-attention": bahdanau_figure,
     "luong-attention": luong_figure,
     "pointer-network": pointer_figure,
+    "beam-search": beam_search_figure,
 }
 
 
@@ -123,3 +131,30 @@ def test_the_pointer_network_points_at_the_inputs_in_sorted_order(figures) -> No
         if node.text.startswith(("$e_", "$d_"))
     }
     assert state_fill == {PALETTE["state"]}
+
+
+def test_the_beam_tree_keeps_what_beam_search_keeps_and_ends_where_it_ends(figures) -> None:
+    nodes = drawn_nodes(figures["beam-search"])
+    kept = {node.text for node in nodes if to_hex(node.patch.get_facecolor()) == PALETTE["state"]}
+    assert kept == {"A  0.5", "B  0.4", "A <eos>  0.20", "B <eos>  0.36"}
+    pruned = {
+        node.text for node in nodes if to_hex(node.patch.get_facecolor()) == PALETTE["mask_blocked"]
+    }
+    assert pruned == {"<eos>  0.1", "A A  0.15", "A B  0.15", "B A  0.02", "B B  0.02"}
+    words = ["<eos>", "A", "B"]  # token ids 0, 1, 2; 3 is <sos>
+    table = torch.zeros(4, 3)
+    for before, following in BEAM_NEXT.items():
+        table[words.index(before)] = torch.tensor([following[word] for word in words])
+    table[3] = torch.tensor([BEAM_FIRST[word] for word in words])
+    table[0, 0] = 1.0
+
+    def step(tokens: torch.Tensor, state: None) -> tuple[torch.Tensor, None]:
+        return table[tokens].log(), state
+
+    (best,) = beam_search(step, None, torch.tensor([3]), 0, beam_size=BEAM_SIZE, max_len=5)[0]
+    shown = " ".join(words[token] for token in best.tokens)
+    texts = [text.get_text() for text in figures["beam-search"].findobj(Text)]
+    assert any(
+        text.startswith(f"best:\n{shown}\nP = {torch.tensor(best.score).exp():.2f}")
+        for text in texts
+    )

@@ -40,6 +40,7 @@ def test_heat_map_of_20_by_20_tokens_labels_both_axes_and_has_a_colour_bar() -> 
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title() == "fr -> en"
     colour_bar = [other for other in ax.figure.axes if other is not ax]
     assert len(colour_bar) == 1 and "attention weight" in colour_bar[0].get_ylabel()
+    assert r"$\alpha_{t,j}$" in colour_bar[0].get_ylabel()  # mathtext, not the raw name
     image = ax.get_images()[0]
     np.testing.assert_allclose(image.get_array(), weights.numpy(), rtol=1e-6)
     assert image.get_clim() == (0.0, 1.0)

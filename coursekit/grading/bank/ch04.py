@@ -3,12 +3,15 @@
 
 Questions 1-3 transcribe equations the chapter prints (Bahdanau's additive attention, Luong's
 general score with the attentional state, Luong's local-p weights) and are graded against the
-modules of ``coursekit.models`` loaded with the case's weights. Questions 4-6 ask for what the
-chapter only describes: one step of batched beam search over finished and unfinished hypotheses,
-greedy pointer decoding that never points twice at the same input, and the alignment accuracy of
-attention measured on the true alignments of the ``numbers`` data. Attention questions are
-mostly padded, and padding holds large values, so that a missing mask costs almost every test.
-Numbers are float64, so the default tolerance is that of ``torch.testing.assert_close``.
+modules of ``coursekit.models`` loaded with the case's weights. Questions 4 and 5 ask for
+variants the chapter does not print: one step of beam search that never repeats a bigram (the
+chapter prints ``beam_step`` without the constraint), and greedy pointer decoding that never
+points twice at the same input (the chapter's pointer network may). Question 6 is an
+experiment: the smallest scale of the scores at which softmax attention puts a given weight on
+its best key, found by search. Attention questions are mostly padded, and padding holds large
+values, so that a missing mask costs almost every test. A case built to catch one mistake says
+so in its description, which the report prints when the case fails. Numbers are float64, so
+the default tolerance is that of ``torch.testing.assert_close``.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ import random
 from collections.abc import Iterator
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from coursekit.generate.search import beam_search, beam_step, gnmt_length_penalty, only_eos
-from coursekit.generate.step import reorder_state, repeat_state
 from coursekit.grading.bank.ch02 import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
 from coursekit.models.attention import (
@@ -39,7 +42,10 @@ from coursekit.text import padding_mask
 #: The size of the noise in padded encoder states: a missing mask lets it in.
 PADDING_SCALE = 1000.0
 #: What every masked case says about its padding.
-PADDED = f"padding: noise of size {PADDING_SCALE:g}, True in the mask (a missing mask reads it)"
+PADDED = (
+    f"padding: noise of size {PADDING_SCALE:g}, True in the mask (a missing mask reads it); "
+    "each row of weights sums to 1 over the real positions"
+)
 
 
 def _padded_memory(
@@ -100,7 +106,7 @@ def _additive_cases(rng: random.Random) -> Iterator[Case]:
                 float64_normal(generator, hidden, key_size, scale=scale),
                 float64_normal(generator, hidden),
             ),
-            description=f"{about}: lengths {lengths}, S={steps}, Dq={query_size}, "
+            description=f"{about}: lengths {lengths} padded to {steps}, Dq={query_size}, "
             f"Dk={key_size}, A={hidden}{padded}",
         )
 
@@ -169,7 +175,7 @@ def _luong_cases(rng: random.Random) -> Iterator[Case]:
                 float64_normal(generator, hidden, width, scale=0.5),
                 float64_normal(generator, hidden, width + hidden, scale=0.5),
             ),
-            description=f"{about}: lengths {lengths}, S={steps}, T={target_steps}, H={hidden}, "
+            description=f"{about}: lengths {lengths} padded to {steps}, T={target_steps}, H={hidden}, "
             f"D={width}{padded}",
         )
 
@@ -216,7 +222,10 @@ def _local_p_reference(
 
 
 #: What the padded cases of local-p attention say about their padding.
-LOCAL_PADDED = f"padding: {PADDING_SCALE:g} * sign(s_t), all the weight of a window not cut at n_b"
+LOCAL_PADDED = (
+    f"padding: {PADDING_SCALE:g} * sign(s_t), all the weight of a window not cut at the source's "
+    "length S_b; p_t uses S_b, not the padded width"
+)
 #: (lengths, S, H, A, D, where the windows sit, what the case exercises): "random" v_p, "edges"
 #: a large random v_p (p_t near 0 or n_b), "end" v_p aligned with every query (p_t near n_b,
 #: the window reaching past the source's last word).
@@ -264,7 +273,7 @@ def _local_p_cases(rng: random.Random) -> Iterator[Case]:
                 _position_weights(generator, queries, W_p, placement),
                 half_width,
             ),
-            description=f"{about}: lengths {lengths}, S={steps}, H={hidden}, D={half_width}, "
+            description=f"{about}: lengths {lengths} padded to {steps}, H={hidden}, D={half_width}, "
             f"sigma = D/2 = {half_width / 2:g}{padded}",
         )
 
@@ -283,33 +292,37 @@ register(
 )
 
 
-# ch04.q4: one step of beam search -----------------------------------------------------------
+# ch04.q4: one step of beam search that never repeats a bigram ---------------------------------
 
 
-def _beam_step_reference(
+def repeated_bigrams(history: Tensor, vocab_size: int) -> Tensor:
+    """``[B, k, V]``, True where token ``v`` after the beam's last token ``a`` would repeat a
+    bigram ``(a, v)`` already in its ``history [B, k, t]``."""
+    follows_last = history[..., :-1] == history[..., -1:]  # history[s] = a, [B, k, t - 1]
+    next_tokens = F.one_hot(history[..., 1:], vocab_size).bool()  # history[s + 1], one-hot
+    return (next_tokens & follows_last.unsqueeze(-1)).any(dim=2)
+
+
+def _no_repeat_reference(
     log_prob_sums: Tensor,
     lengths: Tensor,
     finished: Tensor,
     log_probs: Tensor,
-    state: Tensor,
+    history: Tensor,
     eos: int,
     alpha: float,
 ) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
-    """The k best of each input's candidates by ``log P / ((5 + n) / 6) ** alpha``, best first:
-    an unfinished beam ``i`` extended by every token ``v`` (sum ``+ log_probs[b, i, v]``,
-    length ``+ 1``), a finished beam only by eos at no cost (sum and length unchanged). The
-    state's rows follow their beams: new row ``b k + i`` is old row ``b k + origin``. The
-    ranking and the finished beams are those of ``coursekit.generate.search.beam_step``."""
-    batch_size, beams, _ = log_probs.shape
-    step = beam_step(log_probs, log_prob_sums, lengths, finished, eos, alpha)
-    rows = torch.arange(batch_size).unsqueeze(1) * beams + step.origin
-    return (
-        step.log_prob_sums,
-        step.lengths,
-        step.finished,
-        step.tokens,
-        state.index_select(0, rows.flatten()),
+    """``coursekit.generate.search.beam_step`` on the log-probabilities of an unfinished beam
+    with every token that would repeat one of its bigrams set to ``-inf`` (a finished beam's one
+    continuation, eos at no cost, is unchanged), and the histories ``[B, k, t + 1]`` of the kept
+    beams: the history of the beam each continues, then its new token."""
+    banned = repeated_bigrams(history, log_probs.shape[-1]) & ~finished.unsqueeze(-1)
+    step = beam_step(
+        log_probs.masked_fill(banned, -math.inf), log_prob_sums, lengths, finished, eos, alpha
     )
+    kept = history.gather(1, step.origin.unsqueeze(-1).expand(-1, -1, history.shape[-1]))
+    new_history = torch.cat([kept, step.tokens.unsqueeze(-1)], dim=-1)
+    return step.log_prob_sums, step.lengths, step.finished, step.tokens, new_history
 
 
 def _random_log_probs(generator: torch.Generator, *shape: int) -> Tensor:
@@ -317,64 +330,59 @@ def _random_log_probs(generator: torch.Generator, *shape: int) -> Tensor:
     return torch.log_softmax(float64_normal(generator, *shape, scale=2.0), dim=-1)
 
 
-#: (B, k, V, eos, alpha, fraction of finished beams, first step?, what the case exercises)
-BEAM_SETTINGS = [
-    (2, 3, 6, 0, 0.0, 0.0, True, "first step: only beam 0 holds <bos> (the others are -inf)"),
-    (3, 3, 7, 1, 0.6, 0.0, False, "no beam finished: the state's rows follow their beams"),
-    (2, 4, 5, 2, 0.6, 0.5, False, "finished beams keep competing: only eos, at no cost"),
-    (3, 4, 6, 0, 1.0, 0.5, False, "alpha=1: rank by log P / ((5 + n) / 6), not by log P"),
-    (2, 5, 8, 3, 0.6, 0.4, False, "finished and unfinished beams of very different lengths"),
-    (2, 5, 5, 4, 1.0, 1.0, False, "every beam finished: none grows, they are only re-sorted"),
-    (3, 4, 6, 5, 2.0, 0.25, False, "alpha=2: long hypotheses favoured"),
-    (4, 1, 6, 1, 0.0, 0.25, False, "one beam: greedy decoding"),
+#: The notes of the cases that catch one mistake each (the bank's tests use them).
+BIGRAM_BANNED = "the best continuation of each unfinished beam repeats one of its bigrams"
+FINISHED_STAY = "finished beams keep competing: their one continuation is eos at no cost"
+HISTORY_FOLLOWS = "the kept beams come from other beams: each history follows its beam"
+#: (B, k, V, t, eos, alpha, share of finished beams, what the case exercises)
+NO_REPEAT_SETTINGS = [
+    (2, 3, 6, 4, 0, 0.0, 0.0, f"{BIGRAM_BANNED}; alpha=0"),
+    (3, 3, 7, 5, 1, 0.6, 0.0, f"{HISTORY_FOLLOWS}; no beam finished"),
+    (2, 4, 6, 5, 2, 0.6, 0.5, f"{FINISHED_STAY}; a finished beam's bigrams ban nothing"),
+    (3, 4, 6, 6, 0, 1.0, 0.25, "alpha=1: rank by log P / ((5 + n) / 6), not by log P"),
+    (2, 5, 8, 7, 3, 0.6, 0.4, "finished and unfinished beams, long histories"),
+    (4, 1, 6, 4, 1, 0.0, 0.0, f"one beam: greedy decoding, {BIGRAM_BANNED}"),
+    (2, 3, 9, 3, 4, 2.0, 0.0, "short histories: at most two bigrams each; alpha=2"),
 ]
 
 
-def _beam_cases(rng: random.Random) -> Iterator[Case]:
+def _no_repeat_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
-    for batch, beams, vocab, eos, alpha, finished_share, first, about in BEAM_SETTINGS:
-        if first:
-            sums = torch.full((batch, beams), -math.inf, dtype=torch.float64)
-            sums[:, 0] = 0.0
-            lengths = torch.zeros(batch, beams, dtype=torch.long)
-            finished = torch.zeros(batch, beams, dtype=torch.bool)
-        else:  # short and long hypotheses, about 0.5 to 1 nat per token
-            lengths = torch.randint(2, 15, (batch, beams), generator=generator)
-            per_token = 0.5 + 0.5 * torch.rand(batch, beams, generator=generator)
-            sums = (-per_token * lengths).to(torch.float64)
-            finished = torch.rand(batch, beams, generator=generator) < finished_share
-            finished[:, 0] = finished_share > 0  # at least one finished beam where asked
+    for batch, beams, vocab, steps, eos, alpha, finished_share, about in NO_REPEAT_SETTINGS:
+        tokens = [token for token in range(vocab) if token != eos]
+        history = torch.tensor(
+            [[rng.choices(tokens, k=steps) for _ in range(beams)] for _ in range(batch)]
+        )
+        finished = torch.rand(batch, beams, generator=generator) < finished_share
+        if finished_share > 0:
+            finished[:, 0] = True  # at least one finished beam where asked
+        lengths = torch.full((batch, beams), steps, dtype=torch.long)
+        for b, i in finished.nonzero().tolist():  # it produced eos at step n, then eos again
+            lengths[b, i] = rng.randint(2, steps - 1)
+            history[b, i, lengths[b, i] - 1 :] = eos
+        # finished beams are short but worse per token: raw sums favour them, lp(n) may not
+        per_token = 0.45 + 0.1 * torch.rand(batch, beams, generator=generator) + 0.45 * finished
+        sums = (-per_token * lengths).to(torch.float64)
+        log_probs = _random_log_probs(generator, batch, beams, vocab)
+        if BIGRAM_BANNED in about:  # make a banned token each unfinished beam's favourite
+            banned = repeated_bigrams(history, vocab) & ~finished.unsqueeze(-1)
+            log_probs = torch.where(banned, log_probs + 6.0, log_probs)
         yield Case(
-            (
-                sums,
-                lengths,
-                finished,
-                _random_log_probs(generator, batch, beams, vocab),
-                float64_normal(generator, batch * beams, 3),
-                eos,
-                alpha,
-            ),
-            description=f"{about}; B={batch}, k={beams}, V={vocab}, eos={eos}, alpha={alpha:g}",
+            (sums, lengths, finished, log_probs, history, eos, alpha),
+            description=f"{about}; B={batch}, k={beams}, V={vocab}, t={steps}, eos={eos}",
         )
 
 
 register(
     Question(
         id="ch04.q4",
-        title="One step of beam search",
+        title="Beam search that never repeats a bigram",
         points=2,
-        answer_name="beam_step",
-        reference=_beam_step_reference,
-        make_cases=_beam_cases,
-        forbidden=(
-            beam_search,
-            beam_step,
-            only_eos,
-            gnmt_length_penalty,
-            reorder_state,
-            repeat_state,
-        ),
-        output_names=("log_prob_sums", "lengths", "finished", "tokens", "state"),
+        answer_name="beam_step_no_repeat",
+        reference=_no_repeat_reference,
+        make_cases=_no_repeat_cases,
+        forbidden=(beam_search, beam_step, only_eos, gnmt_length_penalty, repeated_bigrams),
+        output_names=("log_prob_sums", "lengths", "finished", "tokens", "history"),
     )
 )
 
@@ -432,7 +440,9 @@ def _pointer_cases(rng: random.Random) -> Iterator[Case]:
         encoder_states[mask] = _pointer_padding(W_1, v)
         encoder_states[:, 0] *= 3.0  # a loud first word, which an unmasked decoder repeats
         padded = (
-            "; padding scores near the maximum (unmasked, it wins)" if min(lengths) < steps else ""
+            "; padding scores near the maximum (unmasked, it wins: choose among j < n_b only)"
+            if min(lengths) < steps
+            else ""
         )
         yield Case(
             (
@@ -443,8 +453,8 @@ def _pointer_cases(rng: random.Random) -> Iterator[Case]:
                 float64_normal(generator, attention_size, hidden),
                 v,
             ),
-            description=f"{about}: lengths {lengths}, S={steps}, H={hidden}, A={attention_size}; "
-            f"a loud first word (unblocked, it wins again){padded}",
+            description=f"{about}: lengths {lengths} padded to {steps}, H={hidden}, A={attention_size}; "
+            f"a loud first word (unblocked, it wins again: each position is chosen once){padded}",
         )
 
 
@@ -461,85 +471,84 @@ register(
 )
 
 
-# ch04.q6: how often attention points at the aligned word (a measurement) --------------------
+# ch04.q6: how sharp must attention be to act as a lookup (an experiment) ----------------------
 
 
-def _alignment_accuracy_reference(weights: Tensor, alignments: list[list[list[int]]]) -> float:
-    """The share of aligned target words whose attention peaks on a source word they align
-    with: over the target steps ``i`` of example ``b`` with ``A_b(i)`` not empty,
-    ``argmax_j weights[b, i, j] in A_b(i)``, pooled over the batch (not averaged per example).
-    Target steps past ``len(alignments[b])`` are padding."""
-    correct = counted = 0
-    for weight_rows, alignment in zip(weights, alignments, strict=False):
-        peaks = weight_rows[: len(alignment)].argmax(dim=-1).tolist()
-        for peak, aligned in zip(peaks, alignment, strict=True):
-            if aligned:
-                counted += 1
-                correct += peak in aligned
-    return correct / counted
+def _largest_weight(query: Tensor, keys: Tensor, scale: float) -> float:
+    """``max_j softmax_j(scale * q . k_j)``: the weight of the best-matching key."""
+    return float(torch.softmax(scale * (keys @ query), dim=-1).max())
 
 
-def _attention_like(
-    generator: torch.Generator,
-    alignments: list[list[list[int]]],
-    source_lengths: list[int],
-    hit_rate: float,
-) -> Tensor:
-    """Attention weights ``[B, T, S]`` (T, S the longest target and source) for the aligned
-    pairs: each real target step peaks on the last of its aligned words with probability
-    ``hit_rate`` ("vingt" of "quatre vingt" for "eighty"), on a uniformly drawn source word
-    otherwise; rows sum to 1 over the real source words, 0 on padded ones; padded target steps
-    hold uniform weights over all S."""
-    batch, steps, positions = len(alignments), max(map(len, alignments)), max(source_lengths)
-    weights = torch.full((batch, steps, positions), 1 / positions, dtype=torch.float64)
-    for b, (alignment, length) in enumerate(zip(alignments, source_lengths, strict=True)):
-        for i, aligned in enumerate(alignment):
-            hit = aligned and float(torch.rand(1, generator=generator)) < hit_rate
-            peak = aligned[-1] if hit else int(torch.randint(length, (1,), generator=generator))
-            scores = float64_normal(generator, length)
-            scores[peak] = scores.max() + 1.0 + float(torch.rand(1, generator=generator))
-            weights[b, i] = 0.0
-            weights[b, i, :length] = torch.softmax(scores, dim=-1)
-    return weights
+def _lookup_scale_reference(queries: Tensor, keys: Tensor, threshold: float) -> Tensor:
+    """For each row ``b``, the smallest scale ``c >= 0`` with ``max_j softmax_j(c q_b . k_bj)
+    >= threshold``: 0 when uniform weights already reach it (``1 / n >= threshold``), ``inf``
+    when no scale does (``m`` keys tie for the largest score, so the weights tend to ``1 / m <
+    threshold``); otherwise found by bisection (the largest weight grows with ``c``) to a
+    relative width of 1e-12."""
+    scales = []
+    for query, row_keys in zip(queries, keys, strict=True):
+        scores = row_keys @ query
+        ties = int((scores == scores.max()).sum())
+        if 1 / len(scores) >= threshold:
+            scales.append(0.0)
+            continue
+        if 1 / ties < threshold:
+            scales.append(math.inf)
+            continue
+        low, high = 0.0, 1.0
+        while _largest_weight(query, row_keys, high) < threshold:
+            low, high = high, 2 * high
+        while high - low > 1e-12 * high:
+            middle = (low + high) / 2
+            low, high = (
+                (middle, high)
+                if _largest_weight(query, row_keys, middle) < threshold
+                else (low, middle)
+            )
+        scales.append((low + high) / 2)
+    return torch.tensor(scales, dtype=torch.float64)
 
 
-#: (source language, number of pairs, hit rate, what the case exercises)
-ALIGNMENT_SETTINGS = [
-    ("de", 6, 0.8, "German -> English: units before tens, the alignments cross"),
-    ("fr", 6, 0.7, "French -> English: 'quatre vingt dix' aligns with 'ninety', any word counts"),
-    ("fr", 10, 0.5, "10 pairs of very different lengths: pool the counts, do not average"),
-    ("fr", 4, 0.9, "4 pairs"),
-    ("de", 3, 0.3, "3 pairs, attention mostly elsewhere"),
-    ("fr", 8, 0.6, "8 pairs"),
+#: The keys and values of the chapter's worked example (section 4.7): keys 3 and 4 are equal.
+EXAMPLE_KEYS = [[10.0, 0, 0], [0, 10, 0], [0, 0, 10], [0, 0, 10]]
+#: (what the case exercises, threshold)
+LOOKUP_SETTINGS = [
+    ("the chapter's worked example, queries [0, 10, 0] and [0, 0, 10]", 0.99),
+    ("random queries and keys, n = 6, d = 4", 0.9),
+    ("random queries and keys, n = 10, d = 8", 0.5),
+    ("a threshold of 1/n or below: uniform weights reach it, scale 0", 0.2),
+    ("random queries and keys, n = 3, d = 2, a threshold close to 1", 0.999),
 ]
 
 
-def _alignment_cases(rng: random.Random) -> Iterator[Case]:
-    from coursekit.data import load
-
+def _lookup_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
-    for language, size, hit_rate, about in ALIGNMENT_SETTINGS:
-        pairs = load(
-            "numbers", split="test", n=size, seed=rng.randrange(10**6), source=language,
-            target="en", alignments=True,
-        )  # fmt: skip
-        alignments = [pair.alignment for pair in pairs]
-        source_lengths = [len(pair.source.split()) for pair in pairs]
-        unaligned = sum(not aligned for alignment in alignments for aligned in alignment)
+    for about, threshold in LOOKUP_SETTINGS:
+        if about.startswith("the chapter"):
+            keys = torch.tensor([EXAMPLE_KEYS, EXAMPLE_KEYS], dtype=torch.float64)
+            queries = torch.tensor([[0.0, 10, 0], [0, 0, 10]], dtype=torch.float64)
+            about += ": keys 3 and 4 tie for the second query, whose weights tend to 1/2"
+        elif about.startswith("a threshold"):
+            keys, queries = float64_normal(generator, 3, 5, 4), float64_normal(generator, 3, 4)
+        else:
+            size, width = (6, 4) if "n = 6" in about else (10, 8) if "n = 10" in about else (3, 2)
+            keys = float64_normal(generator, 4, size, width)
+            queries = float64_normal(generator, 4, width)
         yield Case(
-            (_attention_like(generator, alignments, source_lengths, hit_rate), alignments),
-            description=f"{about}; {unaligned} target words ('and', ...) align with nothing: "
-            "leave them out",
+            (queries, keys, threshold),
+            description=f"{about}; threshold {threshold:g}",
+            rtol=1e-6,
+            atol=1e-9,
         )
 
 
 register(
     Question(
         id="ch04.q6",
-        title="How often attention points at the aligned word",
-        points=1,
-        answer_name="alignment_accuracy",
-        reference=_alignment_accuracy_reference,
-        make_cases=_alignment_cases,
+        title="How sharp attention must be to act as a lookup",
+        points=2,
+        answer_name="lookup_scale",
+        reference=_lookup_scale_reference,
+        make_cases=_lookup_cases,
     )
 )
