@@ -1,9 +1,10 @@
 """Chapter 5's questions: the references agree with torch (``F.scaled_dot_product_attention``,
-``nn.MultiheadAttention``), with attention recomputed over the whole prefix, with the
-encoding's defining property and with autograd; the solutions score full marks; each classic
-mistake (a mask read the wrong way round or applied after the softmax, sqrt(d_v) or no scale,
-heads split in the wrong order, a causal mask without the cache's offset, float32 angles) loses
-most of the points."""
+``nn.MultiheadAttention``), with attention recomputed key by key over the window, with the
+encoding's defining property in both layouts and with the entropy written out; the solutions
+score full marks; each classic mistake (a mask read the wrong way round or applied after the
+softmax, sqrt(d_v), sqrt(E) or no scale, heads split in the wrong order, a one-sided or too
+narrow window, the interleaved layout, log base 2) loses most of the points, and the report
+printed under a mistake names it."""
 
 from __future__ import annotations
 
@@ -20,11 +21,19 @@ from test_grading_bank_ch01 import (
     assert_full_marks,
     assert_loses_most_points,
     cases_of,
+    graded,
     notebook_functions,
 )
 from torch import Tensor
 
 from coursekit.grading import get_question
+from coursekit.grading.bank.ch05 import (
+    LARGE_K,
+    SCALE_NOTE,
+    WINDOW_EDGE,
+)
+from coursekit.grading.report import format_report
+from coursekit.models import sinusoidal_positional_encoding
 
 CHAPTER_5 = [f"ch05.q{number}" for number in range(1, 7)]
 INF = math.inf
@@ -93,76 +102,76 @@ def test_multi_head_attention_equals_torchs() -> None:
             torch.testing.assert_close(got, want)
 
 
-#: (B, P, T, E, d) of the prefixes that test_cached_attention_... recomputes.
-PREFIX_SETTINGS = [(2, 4, 1, 6, 4), (3, 3, 4, 5, 3), (1, 0, 5, 4, 2)]
+def test_local_attention_is_each_querys_softmax_over_its_window_of_real_keys() -> None:
+    """Query i of sequence b, recomputed alone: the softmax over the real keys j with
+    |i - j| <= r, or zeros when there is none."""
+    question = get_question("ch05.q4")
+    for case in cases_of("ch05.q4"):
+        query, key, value, radius, lengths = case.args
+        output, weights = question.expected(case)
+        for b in range(query.shape[0]):
+            for i in range(query.shape[1]):
+                keys = [j for j in range(int(lengths[b])) if abs(i - j) <= radius]
+                if not keys:
+                    assert bool((weights[b, i] == 0).all() and (output[b, i] == 0).all())
+                    continue
+                scores = key[b, keys] @ query[b, i] / math.sqrt(query.shape[-1])
+                p = torch.softmax(scores, dim=0)
+                torch.testing.assert_close(weights[b, i, keys], p)
+                torch.testing.assert_close(output[b, i], p @ value[b, keys])
+                assert float(weights[b, i].sum()) == pytest.approx(1.0)
 
 
-def test_cached_attention_equals_causal_attention_over_the_whole_prefix() -> None:
-    """Keys and values cached from P earlier tokens, then T new tokens: the new tokens' outputs
-    are the last T rows of causal attention over all P + T tokens, recomputed from scratch."""
-    reference = get_question("ch05.q4").reference
-    generator = torch.Generator().manual_seed(5)
-    for batch, past, new, embed_dim, head_dim in PREFIX_SETTINGS:
-        x = torch.randn(batch, past + new, embed_dim, generator=generator, dtype=torch.float64)
-        W_q, W_k, W_v = (
-            torch.randn(head_dim, embed_dim, generator=generator, dtype=torch.float64)
-            for _ in range(3)
-        )
-        x_past, x_new = x[:, :past], x[:, past:]
-        output, keys, values = reference(x_new, x_past @ W_k.T, x_past @ W_v.T, W_q, W_k, W_v)
-        full = F.scaled_dot_product_attention(x @ W_q.T, x @ W_k.T, x @ W_v.T, is_causal=True)
-        torch.testing.assert_close(output, full[:, past:])
-        torch.testing.assert_close(keys, x @ W_k.T)
-        torch.testing.assert_close(values, x @ W_v.T)
-
-
-def test_most_cache_cases_have_cached_and_several_new_tokens() -> None:
+def test_the_local_attention_cases_are_mostly_padded_with_a_query_without_keys() -> None:
     cases = cases_of("ch05.q4")
-    assert sum(case.args[1].shape[1] > 0 for case in cases) >= len(cases) - 1
-    assert sum(case.args[0].shape[1] > 1 for case in cases) >= len(cases) // 2 + 1
+    padded = [case for case in cases if int(case.args[4].min()) < case.args[0].shape[1]]
+    assert len(padded) >= len(cases) - 2
+    question = get_question("ch05.q4")
+    assert any(bool((question.expected(case)[1].sum(-1) == 0).any()) for case in cases)
 
 
-def test_the_shift_matrix_moves_every_encoding_by_k_positions() -> None:
+def test_the_shift_matrix_moves_the_concatenated_encoding_by_k_positions() -> None:
     question = get_question("ch05.q5")
-    encoding = get_question("ch05.q2").reference
     for case in cases_of("ch05.q5"):
         k, d_model = case.args
         shift = question.expected(case)
         start = max(0, -k)
-        rows = encoding(60, d_model, start)
-        torch.testing.assert_close(rows @ shift.T, encoding(60, d_model, start + k))
+        rows, shifted = (
+            sinusoidal_positional_encoding(
+                60, d_model, layout="concatenated", offset=offset, dtype=torch.float64
+            )
+            for offset in (start, start + k)
+        )
+        torch.testing.assert_close(rows @ shift.T, shifted)
 
 
-def test_the_gradient_norms_equal_autograds_jacobians() -> None:
+def test_the_entropies_are_the_formula_written_out() -> None:
     question = get_question("ch05.q6")
     for case in cases_of("ch05.q6"):
         queries, keys = case.args
         scores = (keys @ queries.unsqueeze(-1)).squeeze(-1)
-        norms = [
-            torch.stack(
-                [
-                    torch.linalg.matrix_norm(
-                        torch.autograd.functional.jacobian(lambda e: torch.softmax(e, 0), row)
-                    )
-                    for row in rows
-                ]
-            ).mean()
-            for rows in (scores / math.sqrt(queries.shape[-1]), scores)
-        ]
-        scaled, unscaled = question.expected(case)
-        assert scaled == pytest.approx(float(norms[0]), rel=1e-10)
-        assert unscaled == pytest.approx(float(norms[1]), rel=1e-10, abs=1e-12)
+        expected = []
+        for rows in (scores / math.sqrt(queries.shape[-1]), scores):
+            entropies = []
+            for row in rows:
+                p = torch.softmax(row, dim=0).tolist()
+                entropies.append(-sum(x * math.log(x) for x in p if x > 0))
+            expected.append(sum(entropies) / len(entropies))
+        got = question.expected(case)
+        assert got.dtype == torch.float64 and got.shape == (2,)
+        assert got.tolist() == pytest.approx(expected, rel=1e-10)
 
 
-def test_without_the_scale_the_softmax_gradient_shrinks_as_d_k_grows() -> None:
-    """The measurement the exercise is about: the scaled norms stay within a factor 1.5 of each
-    other across d_k = 1 .. 1024, the unscaled ones fall by more than a factor 4."""
+def test_without_the_scale_attention_becomes_one_hot_as_d_k_grows() -> None:
+    """The measurement the exercise is about: the scaled entropies stay within 10 % of each
+    other across d_k = 1 .. 1024, the unscaled ones fall every time d_k grows, to below a tenth
+    of ln 8."""
     results = [get_question("ch05.q6").expected(case) for case in cases_of("ch05.q6")]
-    scaled = [result[0] for result in results]
-    unscaled = [result[1] for result in results]
-    assert max(scaled) < 1.5 * min(scaled)
-    assert unscaled[0] > 4 * unscaled[-1]
+    scaled = [float(result[0]) for result in results]
+    unscaled = [float(result[1]) for result in results]
+    assert max(scaled) < 1.1 * min(scaled)
     assert all(later < earlier for earlier, later in zip(unscaled, unscaled[1:], strict=False))
+    assert unscaled[-1] < 0.1 * math.log(8)
 
 
 # Classic mistakes lose most of the points -----------------------------------------------------
@@ -216,8 +225,8 @@ def encoding_with(mistake: str):
 
 def multi_head_with(mistake: str):
     """Multi-head attention with one mistake: heads split by view(B, h, T, d_k), the scale
-    sqrt(E), the mask read as True = attend, no bias, or the heads merged without transposing
-    back."""
+    sqrt(E), the mask read as True = attend or ignored, no bias, or the heads merged without
+    transposing back."""
 
     def answer(x, w_in, b_in, w_out, b_out, heads, mask):
         batch, steps, embed_dim = x.shape
@@ -231,6 +240,8 @@ def multi_head_with(mistake: str):
         scale = math.sqrt(embed_dim if mistake == "sqrt(E)" else d_k)
         scores = q @ k.transpose(-2, -1) / scale
         blocked = ~mask if mistake == "True means attend" else mask
+        if mistake == "mask ignored":
+            blocked = torch.zeros_like(mask)
         weights = torch.softmax(scores.masked_fill(blocked[:, None, None, :], -INF), dim=-1)
         weights = weights.nan_to_num()
         heads_out = weights @ v
@@ -243,37 +254,33 @@ def multi_head_with(mistake: str):
     return answer
 
 
-def cached_attention_with(mistake: str):
-    """Cached attention with one mistake: the causal mask without the offset P (top-left, as
-    ``is_causal=True`` with L != S), no mask, the new keys not attended, the cache appended
-    after the new keys, or no scale."""
+def local_attention_with(mistake: str):
+    """Local attention with one mistake: a window |i - j| < r, a one-sided (causal) window,
+    padding ignored, or no scale."""
 
-    def answer(x_new, past_keys, past_values, W_q, W_k, W_v):
-        past, new = past_keys.shape[1], x_new.shape[1]
-        new_keys, new_values = x_new @ W_k.T, x_new @ W_v.T
-        pairs = ((past_keys, new_keys), (past_values, new_values))
-        if mistake == "new first":
-            pairs = ((new_keys, past_keys), (new_values, past_values))
-        keys, values = (torch.cat(pair, dim=1) for pair in pairs)
-        scale = 1.0 if mistake == "no scale" else 1 / math.sqrt(W_q.shape[0])
-        scores = (x_new @ W_q.T) @ keys.transpose(1, 2) * scale
-        positions, rows = torch.arange(past + new), torch.arange(new).unsqueeze(1)
-        blocked = {
-            "top-left causal": positions > rows,
-            "no mask": torch.zeros(new, past + new, dtype=torch.bool),
-            "cache only": positions >= past,
-        }.get(mistake, positions > rows + past)
-        if mistake == "cache only" and past == 0:
-            blocked = positions > rows
-        weights = torch.softmax(scores.masked_fill(blocked, -INF), dim=-1)
-        return weights @ values, keys, values
+    def answer(query, key, value, radius, lengths):
+        positions = torch.arange(query.shape[1])
+        distance = positions[:, None] - positions[None, :]
+        window = {
+            "|i - j| < r": distance.abs() < radius,
+            "one-sided": (distance >= 0) & (distance <= radius),
+        }.get(mistake, distance.abs() <= radius)
+        real = positions[None, :] < lengths[:, None]
+        if mistake == "padding ignored":
+            real = torch.ones_like(real)
+        allowed = window & real[:, None, :]
+        scale = 1.0 if mistake == "no scale" else 1 / math.sqrt(query.shape[-1])
+        scores = (query @ key.transpose(1, 2) * scale).masked_fill(~allowed, -INF)
+        weights = torch.softmax(scores, dim=-1).nan_to_num()
+        return weights @ value, weights
 
     return answer
 
 
 def shift_matrix_with(mistake: str):
-    """The shift matrix with one mistake: the rotation transposed (sin with the wrong sign),
-    the frequencies 10000^(i/d), the concatenated layout, or float32 angles."""
+    """The concatenated shift matrix with one mistake: the rotation transposed (sin with the
+    wrong sign), the frequencies 10000^(i/d), the interleaved layout of the chapter, or float32
+    angles."""
 
     def answer(k, d_model):
         dtype = torch.float32 if mistake == "float32" else torch.float64
@@ -285,35 +292,39 @@ def shift_matrix_with(mistake: str):
         shift = torch.zeros(d_model, d_model, dtype=torch.float64)
         half = d_model // 2
         for j in range(half):
-            s, c = (j, half + j) if mistake == "halves" else (2 * j, 2 * j + 1)
+            s, c = (2 * j, 2 * j + 1) if mistake == "interleaved" else (j, half + j)
             shift[s, s], shift[s, c], shift[c, s], shift[c, c] = cos[j], sin[j], -sin[j], cos[j]
         return shift
 
     return answer
 
 
-def gradient_norms_with(mistake: str):
-    """The gradient measurement with one mistake: only the diagonal p(1 - p) of the Jacobian,
-    the scale d_k, the mean of squared norms, or the Jacobian of log-softmax."""
+def entropies_with(mistake: str):
+    """The entropy measurement with one mistake: log base 2 (bits), the scale d_k, the
+    entropies summed over the queries, or the largest weight instead of the entropy."""
 
-    def norms(scores: Tensor) -> Tensor:
+    def mean_entropy(scores: Tensor) -> Tensor:
         p = torch.softmax(scores, dim=-1)
-        if mistake == "diagonal only":
-            return (p * (1 - p)).norm(dim=-1)
-        if mistake == "log-softmax":
-            jacobian = torch.eye(p.shape[-1], dtype=p.dtype) - p.unsqueeze(1)
-        else:
-            jacobian = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-        squared = (jacobian**2).sum(dim=(-2, -1))
-        return squared if mistake == "squared norms" else squared.sqrt()
+        if mistake == "largest weight":
+            return p.max(dim=-1).values.mean()
+        entropy = -torch.xlogy(p, p).sum(dim=-1)
+        if mistake == "bits":
+            entropy = entropy / math.log(2)
+        return entropy.sum() if mistake == "summed" else entropy.mean()
 
     def answer(queries, keys):
         scores = (keys @ queries.unsqueeze(-1)).squeeze(-1)
         d_k = queries.shape[-1]
         scale = d_k if mistake == "scale d_k" else math.sqrt(d_k)
-        return float(norms(scores / scale).mean()), float(norms(scores).mean())
+        return torch.stack([mean_entropy(scores / scale), mean_entropy(scores)])
 
     return answer
+
+
+def entropies_as_floats(queries, keys):
+    """The right numbers as a tuple of two 0-d tensors, not the [2] tensor asked for."""
+    result = entropies_with("none")(queries, keys)
+    return result[0], result[1]
 
 
 @pytest.mark.parametrize(
@@ -332,18 +343,19 @@ def gradient_norms_with(mistake: str):
         ("ch05.q3", multi_head_with("True means attend"), 0.0),
         ("ch05.q3", multi_head_with("no bias"), 0.0),
         ("ch05.q3", multi_head_with("merged without transpose"), 0.15),
-        ("ch05.q4", cached_attention_with("top-left causal"), 0.15),
-        ("ch05.q4", cached_attention_with("no mask"), 0.3),
-        ("ch05.q4", cached_attention_with("cache only"), 0.15),
-        ("ch05.q4", cached_attention_with("new first"), 0.15),
-        ("ch05.q4", cached_attention_with("no scale"), 0.0),
+        ("ch05.q3", multi_head_with("mask ignored"), 0.3),
+        ("ch05.q4", local_attention_with("|i - j| < r"), 0.15),
+        ("ch05.q4", local_attention_with("one-sided"), 0.15),
+        ("ch05.q4", local_attention_with("padding ignored"), 0.3),
+        ("ch05.q4", local_attention_with("no scale"), 0.15),
         ("ch05.q5", shift_matrix_with("transposed"), 0.15),
         ("ch05.q5", shift_matrix_with("i/d"), 0.3),
-        ("ch05.q5", shift_matrix_with("halves"), 0.3),
-        ("ch05.q6", gradient_norms_with("diagonal only"), 0.0),
-        ("ch05.q6", gradient_norms_with("log-softmax"), 0.0),
-        ("ch05.q6", gradient_norms_with("squared norms"), 0.0),
-        ("ch05.q6", gradient_norms_with("scale d_k"), 0.2),
+        ("ch05.q5", shift_matrix_with("interleaved"), 0.3),
+        ("ch05.q6", entropies_with("bits"), 0.0),
+        ("ch05.q6", entropies_with("summed"), 0.0),
+        ("ch05.q6", entropies_with("largest weight"), 0.0),
+        ("ch05.q6", entropies_with("scale d_k"), 0.2),
+        ("ch05.q6", entropies_as_floats, 0.0),
     ],
 )
 def test_a_classic_mistake_loses_most_points(
@@ -358,10 +370,57 @@ def test_a_classic_mistake_loses_most_points(
         ("ch05.q1", masked_attention_with("-1e9"), "may attend no key"),
         ("ch05.q2", encoding_with("offset ignored"), "offset 100"),
         ("ch05.q2", encoding_with("float32"), "float32"),
-        ("ch05.q5", shift_matrix_with("float32"), "float32"),
+        ("ch05.q3", multi_head_with("sqrt(E)"), SCALE_NOTE),
+        ("ch05.q4", local_attention_with("|i - j| < r"), WINDOW_EDGE),
+        ("ch05.q4", local_attention_with("one-sided"), WINDOW_EDGE),
+        ("ch05.q5", shift_matrix_with("float32"), LARGE_K),
+        ("ch05.q6", entropies_with("scale d_k"), "d_k = 4"),
     ],
 )
 def test_a_boundary_mistake_fails_the_case_that_names_it(
     question_id: str, wrong_answer: Callable[..., Any], words: str
 ) -> None:
+    """The report printed under the answer says what the failing case was built to catch."""
     assert_fails_the_case_named(question_id, wrong_answer, words)
+    _, result = graded(question_id, wrong_answer)
+    assert words in format_report(result), format_report(result)
+
+
+@pytest.mark.parametrize(
+    ("question_id", "wrong_answer", "words"),
+    [
+        ("ch05.q1", masked_attention_with("-1e9"), "may attend no key"),
+        ("ch05.q1", masked_attention_with("sqrt(d_v)"), "not sqrt(d_v)"),
+        ("ch05.q3", multi_head_with("sqrt(E)"), "not by sqrt(E)"),
+        ("ch05.q3", multi_head_with("True means attend"), "True = padding"),
+        ("ch05.q4", local_attention_with("|i - j| < r"), "|i - j| <= r"),
+        ("ch05.q4", local_attention_with("padding ignored"), "noise of size 1000"),
+        ("ch05.q5", shift_matrix_with("interleaved"), "cosines in 4-7"),
+        ("ch05.q5", shift_matrix_with("float32"), "float32"),
+        ("ch05.q6", entropies_with("bits"), "nats"),
+        ("ch05.q6", entropies_as_floats, "Tensor"),
+    ],
+)
+def test_the_feedback_names_the_mistake(
+    question_id: str, wrong_answer: Callable[..., Any], words: str
+) -> None:
+    _, result = graded(question_id, wrong_answer)
+    assert words in format_report(result), format_report(result)
+
+
+@pytest.mark.parametrize(
+    ("question_id", "right_for_this", "note"),
+    [
+        ("ch05.q3", multi_head_with("mask ignored"), SCALE_NOTE),
+        ("ch05.q4", local_attention_with("padding ignored"), WINDOW_EDGE),
+    ],
+)
+def test_a_note_for_one_mistake_is_not_printed_for_another(
+    question_id: str, right_for_this: Callable[..., Any], note: str
+) -> None:
+    """The case that names one mistake passes an answer with another mistake, so its note is
+    not printed under that other mistake."""
+    _, result = graded(question_id, right_for_this)
+    named = [case for case in result.cases if note in case.description]
+    assert named
+    assert all(case.passed for case in named)

@@ -1,16 +1,18 @@
 """Chapter 5, Transformers: the graded questions of ``exercises/05-transformers.ipynb``.
 
-Questions 1-3 transcribe equations the chapter prints (masked scaled dot-product attention, the
-sinusoidal positional encoding, multi-head self-attention), graded against
+Questions 1-3 transcribe what the chapter prints: masked scaled dot-product attention, the
+sinusoidal positional encoding and multi-head self-attention, graded against
 ``coursekit.models.scaled_dot_product_attention``, ``sinusoidal_positional_encoding`` and
 ``MultiHeadAttention`` (itself equal to ``torch.nn.MultiheadAttention``). Questions 4-6 ask for
-what the chapter describes without printing: one step of attention with a key-value cache, the
-fixed matrix that shifts a positional encoding by k positions, and a measurement of why the
-scores are divided by sqrt(d_k). The masks of question 1 follow
+what it does not print: self-attention restricted to a neighbourhood of r positions (the last
+row of the paper's Table 1, which the chapter only describes), the matrix that shifts the
+*concatenated* encoding of tensor2tensor by k positions (the chapter derives it for the
+interleaved layout), and an experiment: the mean entropy of the attention weights of random
+queries and keys with and without the division by sqrt(d_k). The masks of question 1 follow
 ``torch.nn.functional.scaled_dot_product_attention`` (True = may attend) and those of question
-3 follow ``torch.nn.MultiheadAttention`` (True = padding): the two conventions are opposite, and
-the cases punish reading one as the other. Numbers are float64, so the default tolerance is that
-of ``torch.testing.assert_close``.
+3 follow ``torch.nn.MultiheadAttention`` (True = padding). A case built to catch one mistake
+says so in its description, which the report prints beside a failure. Numbers are float64, so
+the default tolerance is that of ``torch.testing.assert_close``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from torch import Tensor, nn
 from coursekit.grading.bank.ch02 import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
 from coursekit.models.attention import ScaledDotAttention
-from coursekit.models.kv_cache import extend_keys_values, incremental_causal_mask
 from coursekit.models.multihead_attention import MultiHeadAttention
 from coursekit.models.positional_encoding import (
     SinusoidalPositionalEncoding,
@@ -41,7 +42,7 @@ from coursekit.models.scaled_dot_product import (
     scaled_dot_product_attention,
     softmax_over_keys,
 )
-from coursekit.text import causal_mask, padding_mask
+from coursekit.text import padding_mask
 
 #: The size of the noise in padded positions: a missing or inverted mask lets it in.
 PADDING_SCALE = 1000.0
@@ -253,6 +254,8 @@ def _multi_head_reference(
     return output, weights
 
 
+#: The note of the case that catches a wrong scale (the bank's tests use it).
+SCALE_NOTE = "no padding, 4 heads of d_k = 2: each head's scores are divided by sqrt(d_k) = sqrt(E / h), not by sqrt(E)"
 #: (lengths, T, E, h, what the case exercises)
 MULTI_HEAD_SETTINGS = [
     ([5, 3], 5, 8, 2, "2 heads of d_k = 4"),
@@ -261,7 +264,7 @@ MULTI_HEAD_SETTINGS = [
     ([1, 4, 2], 4, 16, 4, "a sequence of length 1; 4 heads of d_k = 4"),
     ([6, 1], 7, 6, 2, "padded beyond the longest sequence; 2 heads of d_k = 3"),
     ([5], 7, 6, 1, "one head: d_k = E"),
-    ([4, 4], 4, 8, 4, "no padding; 4 heads of d_k = 2"),
+    ([4, 4], 4, 8, 4, SCALE_NOTE),
 ]
 
 
@@ -273,6 +276,7 @@ def _multi_head_cases(rng: random.Random) -> Iterator[Case]:
             generator, float64_normal(generator, len(lengths), steps, embed_dim), mask, 30.0
         )
         padded = "; padded tokens are noise of size 30" if bool(mask.any()) else ""
+        mask_note = "; key_padding_mask True = padding" if bool(mask.any()) else ""
         yield Case(
             (
                 x,
@@ -283,8 +287,7 @@ def _multi_head_cases(rng: random.Random) -> Iterator[Case]:
                 heads,
                 mask,
             ),
-            description=f"{about}: lengths {lengths}, T={steps}, E={embed_dim}; key_padding_mask "
-            f"True = padding{padded}",
+            description=f"{about}: lengths {lengths}, T={steps}, E={embed_dim}{mask_note}{padded}",
         )
 
 
@@ -302,90 +305,98 @@ register(
 )
 
 
-# ch05.q4: one step of attention with a key-value cache --------------------------------------
+# ch05.q4: self-attention restricted to a neighbourhood of r positions ------------------------
 
 
-def _cached_attention_reference(
-    x_new: Tensor, past_keys: Tensor, past_values: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor
-) -> tuple[Tensor, Tensor, Tensor]:
-    """``K = [K_past ; x_new W_k^T]``, ``V = [V_past ; x_new W_v^T]``, and the T new tokens
-    attend with ``Q = x_new W_q^T``: new token i, at position P + i, sees keys 0 .. P + i
-    (``coursekit.models.kv_cache`` and ``causal_allowed(T, P + T, offset=P)``)."""
-    keys, values = extend_keys_values((past_keys, past_values), x_new @ W_k.T, x_new @ W_v.T)
-    new_tokens, past_length = x_new.shape[1], past_keys.shape[1]
-    allowed = causal_allowed(new_tokens, past_length + new_tokens, offset=past_length)
-    output = scaled_dot_product_attention(x_new @ W_q.T, keys, values, attn_mask=allowed)
-    assert isinstance(output, Tensor)  # need_weights=False returns the output alone
-    return output, keys, values
+def _local_attention_reference(
+    query: Tensor, key: Tensor, value: Tensor, radius: int, lengths: Tensor
+) -> tuple[Tensor, Tensor]:
+    """``softmax(Q K^T / sqrt(d_k) + M) V`` with ``M[b, i, j] = 0`` where ``|i - j| <= r`` and
+    key j is a real token of sequence b (``j < lengths[b]``), ``-inf`` elsewhere; a query with
+    no allowed key gets zero weights and a zero output. One head: Q, K ``[B, T, d_k]``, V
+    ``[B, T, d_v]``; returns the output ``[B, T, d_v]`` and the weights ``[B, T, T]``."""
+    steps = query.shape[-2]
+    positions = torch.arange(steps)
+    band = (positions[:, None] - positions[None, :]).abs() <= radius  # [T, T]
+    real = ~padding_mask(lengths, max_len=steps)  # [B, T]
+    allowed = band & real[:, None, :]  # [B, T, T]
+    output, weights = scaled_dot_product_attention(
+        query, key, value, attn_mask=allowed, need_weights=True
+    )
+    return output, weights
 
 
-#: (B, P cached tokens, T new tokens, E, d, what the case exercises)
-CACHE_SETTINGS = [
-    (2, 4, 1, 6, 4, "one new token after 4 cached: it sees all 5 keys"),
-    (2, 0, 5, 6, 4, "an empty cache (P=0): a prompt of 5 tokens, plain causal attention"),
-    (3, 3, 4, 5, 3, "4 new tokens after 3 cached: new token i sees keys 0 .. 3 + i"),
-    (1, 6, 2, 4, 4, "2 new tokens after 6 cached"),
-    (2, 1, 3, 8, 2, "3 new tokens after 1 cached"),
-    (2, 2, 6, 4, 5, "6 new tokens after 2 cached"),
-    (3, 7, 1, 3, 3, "one new token after 7 cached"),
+#: The notes of the cases that catch one mistake each (the bank's tests use them).
+WINDOW_EDGE = "r = 1: query i sees keys i - 1, i and i + 1 (|i - j| <= r, on both sides)"
+FAR_PADDING = (
+    "a padded query farther than r from every real token sees no key: zero weights and output"
+)
+#: (lengths, T, d_k, d_v, r, what the case exercises)
+LOCAL_SETTINGS = [
+    ([6, 6], 6, 4, 3, 1, WINDOW_EDGE),
+    ([7, 5], 7, 3, 2, 2, "r = 2"),
+    ([5, 5], 5, 4, 4, 0, "r = 0: each query sees only its own key"),
+    ([6, 3, 2], 6, 5, 2, 10, "r beyond the length: every real key of the sequence"),
+    ([8, 3], 8, 4, 3, 1, FAR_PADDING),
+    ([4, 6], 6, 2, 5, 3, "r = 3: the windows are cut at both ends of the sequence"),
+    ([9, 7], 9, 6, 4, 2, "r = 2 in longer sequences"),
 ]
 
 
-def _cache_cases(rng: random.Random) -> Iterator[Case]:
+def _local_attention_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
-    for batch, past, new, embed_dim, head_dim, about in CACHE_SETTINGS:
+    for lengths, steps, d_k, d_v, radius, about in LOCAL_SETTINGS:
+        is_padding = padding_mask(torch.tensor(lengths), max_len=steps)
+        query = float64_normal(generator, len(lengths), steps, d_k)
+        key = _with_padding_noise(
+            generator, float64_normal(generator, len(lengths), steps, d_k), is_padding
+        )
+        value = _with_padding_noise(
+            generator, float64_normal(generator, len(lengths), steps, d_v), is_padding
+        )
+        padded = "; padded keys and values are noise of size 1000" if bool(is_padding.any()) else ""
         yield Case(
-            (
-                float64_normal(generator, batch, new, embed_dim),
-                float64_normal(generator, batch, past, head_dim),
-                float64_normal(generator, batch, past, head_dim),
-                float64_normal(generator, head_dim, embed_dim),
-                float64_normal(generator, head_dim, embed_dim),
-                float64_normal(generator, head_dim, embed_dim),
-            ),
-            description=f"{about}; B={batch}, P={past}, T={new}, E={embed_dim}, d={head_dim}",
+            (query, key, value, radius, torch.tensor(lengths)),
+            description=f"{about}: lengths {lengths}, T={steps}, d_k={d_k}, d_v={d_v}{padded}",
         )
 
 
 register(
     Question(
         id="ch05.q4",
-        title="Attention with a key-value cache",
+        title="Self-attention restricted to a neighbourhood",
         points=2,
-        answer_name="cached_attention",
-        reference=_cached_attention_reference,
-        make_cases=_cache_cases,
-        forbidden=(
-            extend_keys_values,
-            incremental_causal_mask,
-            causal_allowed,
-            causal_mask,
-            MultiHeadAttention,
-        ),
-        output_names=("output", "keys", "values"),
+        answer_name="local_self_attention",
+        reference=_local_attention_reference,
+        make_cases=_local_attention_cases,
+        forbidden=(scaled_dot_product_attention, attention, softmax_over_keys, causal_allowed),
+        output_names=("output", "weights"),
     )
 )
 
 
-# ch05.q5: the matrix that shifts a positional encoding --------------------------------------
+# ch05.q5: the matrix that shifts the concatenated encoding -----------------------------------
 
 
 def _shift_reference(k: int, d_model: int) -> Tensor:
-    """The ``[d, d]`` matrix ``M_k`` with ``PE(pos + k) = M_k PE(pos)`` for every ``pos`` (the
-    paper's interleaved layout): for each frequency w_i the pair (2i, 2i+1) is rotated by k w_i,
-    ``[[cos, sin], [-sin, cos]]``; ``coursekit.models.positional_shift_matrix``."""
-    return positional_shift_matrix(k, d_model, dtype=torch.float64)
+    """The ``[d, d]`` matrix ``M_k`` with ``PE(pos + k) = M_k PE(pos)`` for every ``pos`` in
+    tensor2tensor's concatenated layout (``sin(pos w_i)`` in feature i, ``cos(pos w_i)`` in
+    feature d/2 + i): the pair (i, d/2 + i) is rotated by k w_i, ``[[cos, sin], [-sin, cos]]``;
+    ``coursekit.models.positional_shift_matrix(k, d, layout="concatenated")``."""
+    return positional_shift_matrix(k, d_model, layout="concatenated", dtype=torch.float64)
 
 
+#: The note of the case that catches float32 angles (the bank's tests use it).
+LARGE_K = "k=1000: the angles k w_i, computed in float32, are off by about 1e-4"
 #: (k, d_model, what the case exercises)
 SHIFT_SETTINGS = [
-    (1, 8, "k=1, d=8"),
+    (1, 8, "k=1, d=8: sines in features 0-3, cosines in 4-7"),
     (5, 4, "k=5, d=4"),
     (0, 6, "k=0: the identity"),
     (-3, 8, "k=-3: a shift back, the inverse of M_3"),
     (20, 16, "k=20, d=16"),
     (2, 2, "d=2: one rotation by the angle k"),
-    (1000, 12, "k=1000: angles computed in float32 are off by about 1e-4"),
+    (1000, 12, LARGE_K),
 ]
 
 
@@ -397,66 +408,70 @@ def _shift_cases(rng: random.Random) -> Iterator[Case]:
 register(
     Question(
         id="ch05.q5",
-        title="The matrix that shifts a positional encoding",
+        title="The matrix that shifts the concatenated encoding",
         points=1,
-        answer_name="shift_matrix",
+        answer_name="concatenated_shift_matrix",
         reference=_shift_reference,
         make_cases=_shift_cases,
-        forbidden=(positional_shift_matrix, sinusoid_frequencies, sine_cosine_indices),
+        forbidden=(
+            positional_shift_matrix,
+            sinusoid_frequencies,
+            sine_cosine_indices,
+            sinusoidal_positional_encoding,
+        ),
     )
 )
 
 
-# ch05.q6: why the scores are divided by sqrt(d_k) (a measurement) ---------------------------
+# ch05.q6: how peaked the attention is, with and without 1/sqrt(d_k) (an experiment) ----------
 
 
-def _jacobian_norms(scores: Tensor) -> Tensor:
-    """``||diag(p) - p p^T||_F`` for each row ``p = softmax(scores)``: the Frobenius norm of
-    the softmax's Jacobian, written out as a matrix (the closed form ``sum p_i^2 - 2 sum p_i^3
-    + (sum p_i^2)^2`` cancels to a few digits when ``p`` is almost one-hot)."""
-    p = torch.softmax(scores, dim=-1)
-    jacobian = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return torch.linalg.matrix_norm(jacobian)
+def _mean_entropy(scores: Tensor) -> Tensor:
+    """The mean over the rows of ``H(p) = -sum_j p_j ln p_j`` (nats) for ``p = softmax(row)``,
+    with ``0 ln 0 = 0``."""
+    return torch.special.entr(torch.softmax(scores, dim=-1)).sum(dim=-1).mean()
 
 
-def _gradient_norms_reference(queries: Tensor, keys: Tensor) -> tuple[float, float]:
-    """The mean over the N rows of ``||d softmax(e) / d e||_F`` for the scores ``e_n = K_n q_n
-    / sqrt(d_k)`` (scaled) and ``e_n = K_n q_n`` (unscaled); ``queries [N, d_k]``,
-    ``keys [N, S, d_k]``."""
+def _entropy_reference(queries: Tensor, keys: Tensor) -> Tensor:
+    """``[H_scaled, H_unscaled]`` (float64, nats): the mean entropy of the attention weights
+    ``softmax(e_n)`` with ``e_n = K_n q_n / sqrt(d_k)`` and with ``e_n = K_n q_n``;
+    ``queries [N, d_k]``, ``keys [N, S, d_k]``."""
     scores = (keys @ queries.unsqueeze(-1)).squeeze(-1)  # [N, S]
-    scaled = _jacobian_norms(scores / math.sqrt(queries.shape[-1])).mean()
-    return float(scaled), float(_jacobian_norms(scores).mean())
+    scaled = _mean_entropy(scores / math.sqrt(queries.shape[-1]))
+    return torch.stack([scaled, _mean_entropy(scores)])
 
 
+#: The note of the case where the scale makes no difference (the bank's tests use it).
+NO_DIFFERENCE = "d_k = 1: dividing by sqrt(1) changes nothing, so both entropies are equal"
 #: (d_k, what the case exercises)
-GRADIENT_SETTINGS = [
-    (1, "d_k = 1: scaling changes nothing"),
+ENTROPY_SETTINGS = [
+    (1, NO_DIFFERENCE),
     (4, "d_k = 4"),
     (16, "d_k = 16"),
     (64, "d_k = 64, the paper's: unscaled scores have a standard deviation of 8"),
     (256, "d_k = 256"),
-    (1024, "d_k = 1024: the unscaled softmax is almost one-hot"),
+    (1024, "d_k = 1024: the unscaled weights are almost one-hot, an entropy near 0"),
 ]
 
 
-def _gradient_cases(rng: random.Random) -> Iterator[Case]:
+def _entropy_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     rows, keys = 64, 8
-    for d_k, about in GRADIENT_SETTINGS:
+    for d_k, about in ENTROPY_SETTINGS:
         yield Case(
             (float64_normal(generator, rows, d_k), float64_normal(generator, rows, keys, d_k)),
-            description=f"{about}; N={rows} queries of {keys} keys, entries N(0, 1)",
+            description=f"{about}; N={rows} queries of {keys} keys, entries N(0, 1); the "
+            f"entropy of uniform weights over {keys} keys is ln {keys} = {math.log(keys):.3f} nats",
         )
 
 
 register(
     Question(
         id="ch05.q6",
-        title="Why the scores are divided by sqrt(d_k)",
+        title="How peaked attention is, with and without 1/sqrt(d_k)",
         points=1,
-        answer_name="softmax_gradient_norms",
-        reference=_gradient_norms_reference,
-        make_cases=_gradient_cases,
-        output_names=("scaled", "unscaled"),
+        answer_name="attention_entropies",
+        reference=_entropy_reference,
+        make_cases=_entropy_cases,
     )
 )
