@@ -5,8 +5,9 @@ autograd in a gradient to be derived by hand (:attr:`Question.forbidden`); the q
 reference is always forbidden. :class:`ImplementationIndex` recognises their Python code: by
 identity (a direct call, or an alias taken earlier) and by qualified name together with bytecode
 (the same function after ``importlib.reload``, or its source read and executed again).
-Implementations written in C have no Python code to watch, so a question can only forbid Python
-functions, methods and classes.
+Implementations written in C have no Python code to watch; a builtin function (such as
+``torch.nn.functional.scaled_dot_product_attention``) is recognised by identity when it is
+called, through a profile function that the watchers install only when a question forbids one.
 
 Two watchers use the index. In the student's kernel, ``check`` runs each call under a
 :class:`CallMonitor`, which names the first forbidden implementation that ran. In the grader's
@@ -21,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from types import CodeType, FrameType, FunctionType
+from types import BuiltinFunctionType, CodeType, FrameType, FunctionType
 from typing import Any
 
 from coursekit.grading.questions import Question
@@ -88,9 +89,16 @@ class ImplementationIndex:
         self.by_code: dict[CodeType, set[str]] = {}
         self.by_fingerprint: dict[Fingerprint, set[str]] = {}
         self.names: set[str] = set()
+        self.builtins: dict[int, set[str]] = {}
+        self._kept_builtins: list[BuiltinFunctionType] = []  # their ids stay theirs
 
     def add(self, implementation: Any, label: str) -> None:
-        """Watch every code object of ``implementation`` under ``label``."""
+        """Watch every code object of ``implementation`` under ``label`` (a builtin function by
+        identity)."""
+        if isinstance(implementation, BuiltinFunctionType):
+            self.builtins.setdefault(id(implementation), set()).add(label)
+            self._kept_builtins.append(implementation)
+            return
         for code in python_code(implementation):
             self.by_code.setdefault(code, set()).add(label)
             self.by_fingerprint.setdefault(fingerprint(code), set()).add(label)
@@ -102,6 +110,10 @@ class ImplementationIndex:
         if labels is None and qualified_name(code) in self.names:
             labels = self.by_fingerprint.get(fingerprint(code))
         return labels or set()
+
+    def identify_builtin(self, function: Any) -> set[str]:
+        """The labels of a builtin ``function`` a ``c_call`` profile event names."""
+        return self.builtins.get(id(function), set())
 
 
 class CallMonitor:
@@ -119,10 +131,15 @@ class CallMonitor:
             self.index.add(implementation, display_name(implementation))
         self.called: str | None = None
         self._previous: Callable[..., Any] | None = None
+        self._previous_profile: Callable[..., Any] | None = None
 
     def _trace(self, frame: FrameType, event: str, arg: Any) -> None:
         if event == "call" and self.called is None:
             self.called = min(self.index.identify(frame.f_code), default=None)
+
+    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event == "c_call" and self.called is None:
+            self.called = min(self.index.identify_builtin(arg), default=None)
 
     def __enter__(self) -> CallMonitor:
         self.called = None
@@ -131,11 +148,19 @@ class CallMonitor:
             sys.settrace(self._trace)
         except PermissionError:
             self._previous = None
+        if self.index.builtins:
+            self._previous_profile = sys.getprofile()
+            try:
+                sys.setprofile(self._profile)
+            except PermissionError:
+                self._previous_profile = None
         return self
 
     def __exit__(self, *exception: object) -> None:
         if sys.gettrace() == self._trace:
             sys.settrace(self._previous)
+        if sys.getprofile() == self._profile:
+            sys.setprofile(self._previous_profile)
 
 
 class DelegationRecorder:
@@ -159,6 +184,13 @@ class DelegationRecorder:
     def trace(self, frame: FrameType, event: str, arg: Any) -> None:
         if event == "call":
             labels = self.index.identify(frame.f_code)
+            if labels:
+                self.record(labels)
+
+    def profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        """The profile function that sees builtins called (installed only when one is watched)."""
+        if event == "c_call":
+            labels = self.index.identify_builtin(arg)
             if labels:
                 self.record(labels)
 

@@ -11,8 +11,8 @@ these steps:
    the guard forbids loading any more.
 3. **An output cap** of ``C`` characters in all (:func:`limit_output`).
 4. **The delegation recorder** of the assignment's questions
-   (:class:`~coursekit.grading.monitor.DelegationRecorder`), installed as the trace function and
-   writing to ``FILE``, which the guard then keeps out of the notebook's reach.
+   (:class:`~coursekit.grading.monitor.DelegationRecorder`), installed as the trace function (and
+   as the profile function when a question forbids a builtin) and writing to ``FILE``, which the guard then keeps out of the notebook's reach.
 5. **The guard**, an audit hook (PEP 578) that refuses, with ``PermissionError``: starting
    processes (``fork``, ``subprocess``, ``os.system``, ``exec``, ``posix_spawn``), signalling
    other processes, opening network connections, calling C through ``ctypes``, writing, deleting
@@ -250,7 +250,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     kernel = IPKernelApp.instance()
     kernel.initialize(kernel_arguments)  # sockets and profile are set up before the guard
     limit_output(args.max_output)
-    sys.settrace(delegation_recorder(args.assignment, args.delegation_log).trace)
+    recorder = delegation_recorder(args.assignment, args.delegation_log)
+    sys.settrace(recorder.trace)
+    if recorder.index.builtins:  # a question forbids a builtin: watch calls into C too
+        sys.setprofile(recorder.profile)
     sys.addaudithook(make_guard(folder, readable_roots(folder)))
     kernel.start()
 

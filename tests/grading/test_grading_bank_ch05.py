@@ -424,3 +424,16 @@ def test_a_note_for_one_mistake_is_not_printed_for_another(
     named = [case for case in result.cases if note in case.description]
     assert named
     assert all(case.passed for case in named)
+
+
+def weights_by_hand_output_by_torch(query, key, value, mask):
+    """The weights written out, the output from torch's fused function: not both written."""
+    weights = masked_attention_with("none")(query, key, value, mask)[1]
+    return F.scaled_dot_product_attention(query, key, value, attn_mask=mask), weights
+
+
+def test_an_answer_that_takes_its_output_from_torchs_function_earns_nothing() -> None:
+    question, result = graded("ch05.q1", weights_by_hand_output_by_torch)
+    assert result.points_earned == 0
+    report = format_report(result)
+    assert "scaled_dot_product_attention" in report and "must compute" in report, report

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -129,3 +130,15 @@ def test_the_previous_trace_function_is_put_back(module: ModuleType) -> None:
 def test_something_without_python_code_cannot_be_forbidden() -> None:
     with pytest.raises(TypeError, match="no Python code to watch"):
         python_code(len)
+
+
+def test_a_forbidden_builtin_is_flagged_when_called_and_the_profile_put_back() -> None:
+    """A C function has no code to trace: the monitor sees it through a profile function."""
+    previous = sys.getprofile()
+    with CallMonitor([math.factorial]) as monitor:
+        math.factorial(5)
+    assert monitor.called is not None and "factorial" in monitor.called
+    assert sys.getprofile() is previous
+    with CallMonitor([math.factorial]) as monitor:
+        math.comb(5, 2)
+    assert monitor.called is None

@@ -167,6 +167,7 @@ register(
             softmax_over_keys,
             ScaledDotAttention,
             MultiHeadAttention,
+            F.scaled_dot_product_attention,
         ),
         output_names=("output", "weights"),
     )
