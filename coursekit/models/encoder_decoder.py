@@ -268,6 +268,24 @@ class Decoder(RecurrentDecoder):
         )  # fmt: skip
         self.output = nn.Linear(hidden_size, vocab_size)  # W_y, b_y
 
+    def forward(
+        self,
+        tgt_in: Tensor,
+        state: RecurrentDecoderState,
+        memory: EncoderMemory,
+        teacher_forcing: float = 1.0,
+    ) -> tuple[Tensor, None]:
+        """Logits ``[B, T, V]`` for ``tgt_in [B, T]``. Under full teacher forcing every input
+        y_{t-1} is known in advance, so the recurrent network reads the whole target in one
+        call, which computes what :meth:`advance` computes step by step (fewer, larger
+        operations); otherwise the step loop feeds back the model's guesses."""
+        if teacher_forcing < 1:
+            logits, _ = super().forward(tgt_in, state, memory, teacher_forcing)
+            return logits, None
+        embedded = self.dropout(self.embedding(tgt_in))
+        outputs, _ = self.recurrent(embedded, layer_first_state(state.hidden))
+        return self.output(self.dropout(outputs)), None
+
     def advance(
         self, tokens: Tensor, state: RecurrentDecoderState, memory: EncoderMemory
     ) -> tuple[Tensor, RecurrentDecoderState, None]:

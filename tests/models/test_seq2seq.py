@@ -214,3 +214,27 @@ def test_mismatched_parts_and_arguments_fail_clearly() -> None:
     )
     with pytest.raises(ValueError, match="need the same size, got query size 8 and key size 16"):
         bad(src, lengths, src)
+
+
+@pytest.mark.parametrize("cell", ["gru", "lstm"])
+def test_the_teacher_forced_decoder_reads_the_target_in_one_call_as_the_step_loop_would(
+    cell: str,
+) -> None:
+    """Decoder.forward under full teacher forcing (one call over the target) gives the logits
+    and the gradients of the step-by-step loop of RecurrentDecoder.forward, in float64."""
+    model = make_model("plain", cell=cell).double()
+    src = torch.randint(3, VOCAB, (4, 7), generator=torch.Generator().manual_seed(1))
+    lengths = torch.tensor([7, 3, 5, 1])
+    tgt_in = torch.randint(3, VOCAB, (4, 6), generator=torch.Generator().manual_seed(2))
+    results = []
+    for forward in (model.decoder.forward, super(Decoder, model.decoder).forward):
+        model.zero_grad()
+        state, memory = model.encode(src, lengths)
+        logits, attention = forward(tgt_in, state, memory, 1.0)
+        logits.pow(2).sum().backward()
+        results.append((logits, [p.grad.clone() for p in model.parameters()], attention))
+    (fast, fast_grads, fast_attention), (loop, loop_grads, _) = results
+    torch.testing.assert_close(fast, loop, rtol=1e-12, atol=1e-12)
+    for fast_grad, loop_grad in zip(fast_grads, loop_grads, strict=True):
+        torch.testing.assert_close(fast_grad, loop_grad, rtol=1e-10, atol=1e-12)
+    assert fast_attention is None
