@@ -26,8 +26,9 @@ FLOAT32_HINT = (
 )
 
 NAN_HINT = (
-    "the answer holds NaN where the reference has numbers: 0 * inf and inf - inf give NaN (a "
-    "mask multiplied by -inf?); set masked scores with masked_fill or torch.where"
+    "the answer holds NaN where the reference has numbers: 0 * inf, inf - inf and a softmax "
+    "over a row whose scores are all -inf give NaN; check what your mask blocks, and set "
+    "blocked scores with masked_fill or torch.where"
 )
 
 

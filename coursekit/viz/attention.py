@@ -57,8 +57,8 @@ def draw_heat_map(
     ax.set_xticks(range(len(source_tokens)), labels=list(source_tokens), rotation=90)
     ax.set_yticks(range(len(target_tokens)), labels=list(target_tokens))
     ax.tick_params(labelsize=8 if small_labels or max(matrix.shape) > 12 else 10)
-    ax.set_xlabel("source token s")
-    ax.set_ylabel("target token t")
+    ax.set_xlabel("source token $j$")
+    ax.set_ylabel("target token $t$")
     return image
 
 
@@ -107,7 +107,7 @@ def plot_attention_step(
     bars.bar(range(len(source_tokens)), matrix[step], color="C0")
     bars.set_xticks(range(len(source_tokens)), labels=list(source_tokens), rotation=90)
     bars.set_ylim(0.0, 1.0)
-    bars.set_xlabel("source token s")
+    bars.set_xlabel("source token $j$")
     bars.set_ylabel(f"alpha_{{{step},s}}")
     bars.set_title(f"step {step}: producing {target_tokens[step]!r}")
     return figure

@@ -420,10 +420,12 @@ def _pointer_padding(W_1: Tensor, v: Tensor, size: float = 20.0) -> Tensor:
     return torch.linalg.pinv(W_1) @ (size * torch.sign(v))
 
 
+#: What the decoder reads: the note of the cases that catch a wrong feedback.
+FEEDS_BACK = "d_1 = start, then d_i = e_{C_{i-1}}: the state of the position chosen last"
 #: (lengths, S, H, A, what the case exercises)
 POINTER_SETTINGS = [
-    ([5, 3, 4], 5, 4, 3, "batch 3"),
-    ([6, 2], 6, 5, 4, "a sequence of length 2"),
+    ([5, 3, 4], 5, 4, 3, f"batch 3; {FEEDS_BACK}"),
+    ([6, 2], 6, 5, 4, f"a sequence of length 2; {FEEDS_BACK}"),
     ([3, 7, 5], 7, 3, 3, "the longest sequence not first"),
     ([4, 1, 3], 6, 4, 2, "a sequence of length 1; padded beyond the longest"),
     ([8, 6], 8, 6, 5, "S=8"),
