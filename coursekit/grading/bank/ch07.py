@@ -113,7 +113,7 @@ def _memory_step_reference(
     W_v: Tensor,
     mem_len: int,
 ) -> tuple[Tensor, Tensor]:
-    """The attention output of the new segment and the gradient of ``L = 1/2 sum(out^2)`` with
+    """The attention output of the new segment and the gradient of ``ell = 1/2 sum(out^2)`` with
     respect to ``W_in``, with ``h = tanh(x W_in)``, memory = the ``mem_len`` most recent states
     of the previous segment through SG (``coursekit.models.segment_memory.append_to_memory``),
     ``h~ = [SG(memory) o h]`` (``extended_context``), ``q = h W_q``, ``k = h~ W_k``,
