@@ -4,7 +4,8 @@ encoding's defining property in both layouts and with the entropy written out; t
 score full marks; each classic mistake (a mask read the wrong way round or applied after the
 softmax, sqrt(d_v), sqrt(E) or no scale, heads split in the wrong order, a one-sided or too
 narrow window, the interleaved layout, log base 2) loses most of the points, and the report
-printed under a mistake names it."""
+printed under a mistake names it (also (2i + 1)/d for the cosine, the heads' layout, p ln p on
+a weight of exactly 0)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ from coursekit.grading import get_question
 from coursekit.grading.bank.ch05 import (
     LARGE_K,
     SCALE_NOTE,
+    SPLIT_NOTE,
     WINDOW_EDGE,
+    ZERO_WEIGHTS,
 )
 from coursekit.grading.report import format_report
 from coursekit.models import sinusoidal_positional_encoding
@@ -166,7 +169,8 @@ def test_without_the_scale_attention_becomes_one_hot_as_d_k_grows() -> None:
     """The measurement the exercise is about: the scaled entropies stay within 10 % of each
     other across d_k = 1 .. 1024, the unscaled ones fall every time d_k grows, to below a tenth
     of ln 8."""
-    results = [get_question("ch05.q6").expected(case) for case in cases_of("ch05.q6")]
+    cases = [case for case in cases_of("ch05.q6") if "entries N(0, 1)" in case.description]
+    results = [get_question("ch05.q6").expected(case) for case in cases]
     scaled = [float(result[0]) for result in results]
     unscaled = [float(result[1]) for result in results]
     assert max(scaled) < 1.1 * min(scaled)
@@ -214,6 +218,8 @@ def encoding_with(mistake: str):
         exponent = i / d_model if mistake == "i/d" else 2 * i / d_model
         angles = positions / 10000**exponent
         sines, cosines = torch.sin(angles), torch.cos(angles)
+        if mistake == "(2i + 1)/d for the cosine":
+            cosines = torch.cos(positions / 10000 ** ((2 * i + 1) / d_model))
         if mistake == "sin and cos swapped":
             sines, cosines = cosines, sines
         if mistake == "halves":
@@ -256,7 +262,7 @@ def multi_head_with(mistake: str):
 
 def local_attention_with(mistake: str):
     """Local attention with one mistake: a window |i - j| < r, a one-sided (causal) window,
-    padding ignored, or no scale."""
+    padding ignored, no scale, or sqrt(d_v) as the scale."""
 
     def answer(query, key, value, radius, lengths):
         positions = torch.arange(query.shape[1])
@@ -269,7 +275,9 @@ def local_attention_with(mistake: str):
         if mistake == "padding ignored":
             real = torch.ones_like(real)
         allowed = window & real[:, None, :]
-        scale = 1.0 if mistake == "no scale" else 1 / math.sqrt(query.shape[-1])
+        scale = {"no scale": 1.0, "sqrt(d_v)": 1 / math.sqrt(value.shape[-1])}.get(
+            mistake, 1 / math.sqrt(query.shape[-1])
+        )
         scores = (query @ key.transpose(1, 2) * scale).masked_fill(~allowed, -INF)
         weights = torch.softmax(scores, dim=-1).nan_to_num()
         return weights @ value, weights
@@ -301,13 +309,17 @@ def shift_matrix_with(mistake: str):
 
 def entropies_with(mistake: str):
     """The entropy measurement with one mistake: log base 2 (bits), the scale d_k, the
-    entropies summed over the queries, or the largest weight instead of the entropy."""
+    entropies summed over the queries, the largest weight instead of the entropy, or
+    p ln p written out, which gives 0 * -inf = NaN for a weight that underflows to 0."""
 
     def mean_entropy(scores: Tensor) -> Tensor:
         p = torch.softmax(scores, dim=-1)
         if mistake == "largest weight":
             return p.max(dim=-1).values.mean()
-        entropy = -torch.xlogy(p, p).sum(dim=-1)
+        if mistake == "p ln p":
+            entropy = -(p * p.log()).sum(dim=-1)
+        else:
+            entropy = -torch.xlogy(p, p).sum(dim=-1)
         if mistake == "bits":
             entropy = entropy / math.log(2)
         return entropy.sum() if mistake == "summed" else entropy.mean()
@@ -375,6 +387,7 @@ def test_a_classic_mistake_loses_most_points(
         ("ch05.q4", local_attention_with("one-sided"), WINDOW_EDGE),
         ("ch05.q5", shift_matrix_with("float32"), LARGE_K),
         ("ch05.q6", entropies_with("scale d_k"), "d_k = 4"),
+        ("ch05.q6", entropies_with("p ln p"), "0 ln 0 = 0"),
     ],
 )
 def test_a_boundary_mistake_fails_the_case_that_names_it(
@@ -394,6 +407,12 @@ def test_a_boundary_mistake_fails_the_case_that_names_it(
         ("ch05.q3", multi_head_with("sqrt(E)"), "not by sqrt(E)"),
         ("ch05.q3", multi_head_with("True means attend"), "True = padding"),
         ("ch05.q4", local_attention_with("|i - j| < r"), "|i - j| <= r"),
+        ("ch05.q4", local_attention_with("sqrt(d_v)"), "not sqrt(d_v)"),
+        ("ch05.q2", encoding_with("i/d"), "not i/d"),
+        ("ch05.q2", encoding_with("(2i + 1)/d for the cosine"), "not (2i + 1)/d for the cosine"),
+        ("ch05.q3", multi_head_with("view(B, h, T, d_k)"), SPLIT_NOTE),
+        ("ch05.q3", multi_head_with("merged without transpose"), SPLIT_NOTE),
+        ("ch05.q6", entropies_with("p ln p"), ZERO_WEIGHTS),
         ("ch05.q4", local_attention_with("padding ignored"), "noise of size 1000"),
         ("ch05.q5", shift_matrix_with("interleaved"), "cosines in 4-7"),
         ("ch05.q5", shift_matrix_with("float32"), "float32"),
@@ -413,6 +432,7 @@ def test_the_feedback_names_the_mistake(
     [
         ("ch05.q3", multi_head_with("mask ignored"), SCALE_NOTE),
         ("ch05.q4", local_attention_with("padding ignored"), WINDOW_EDGE),
+        ("ch05.q3", multi_head_with("mask ignored"), SPLIT_NOTE),
     ],
 )
 def test_a_note_for_one_mistake_is_not_printed_for_another(

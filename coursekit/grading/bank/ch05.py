@@ -112,7 +112,8 @@ def _masked_attention_cases(rng: random.Random) -> Iterator[Case]:
     padded = "True = may attend; padded keys and values are noise of size 1000"
     yield _attention_case(
         generator, 2, 2, 5, 5, 4, 6, causal_allowed(5, 5),
-        "causal mask [L, S], broadcast over batch and heads; scale by sqrt(d_k), not sqrt(d_v)",
+        "causal mask [L, S], broadcast over batch and heads; d_k = 4 and d_v = 6 differ (if "
+        "only such cases fail, look at the scale: sqrt(d_k), not sqrt(d_v))",
     )  # fmt: skip
     lengths = [6, 3, 4]
     yield _attention_case(
@@ -188,7 +189,13 @@ def _encoding_reference(num_positions: int, d_model: int, offset: int) -> Tensor
 
 #: (positions, d_model, offset, what the case exercises)
 ENCODING_SETTINGS = [
-    (10, 8, 0, "10 positions, d=8: sines in the even features, cosines in the odd ones"),
+    (
+        10,
+        8,
+        0,
+        "10 positions, d=8: sines in the even features, cosines in the odd ones, the pair "
+        "(2i, 2i + 1) sharing the exponent 2i/d (not i/d, and not (2i + 1)/d for the cosine)",
+    ),
     (4, 2, 0, "d=2: a single frequency, 1"),
     (6, 16, 100, "offset 100: positions 100 .. 105, where a cache continues"),
     (3, 32, 5000, "positions near 5000: angles computed in float32 are off by about 1e-4"),
@@ -256,7 +263,15 @@ def _multi_head_reference(
 
 
 #: The note of the case that catches a wrong scale (the bank's tests use it).
-SCALE_NOTE = "no padding, 4 heads of d_k = 2: each head's scores are divided by sqrt(d_k) = sqrt(E / h), not by sqrt(E)"
+SCALE_NOTE = (
+    "no padding, 4 heads of d_k = 2 (if the heads' layout is right and this case fails, look "
+    "at the scale: each head's scores are divided by sqrt(d_k) = sqrt(E / h), not by sqrt(E))"
+)
+#: The note of the case that names the heads' layout (the bank's tests use it).
+SPLIT_NOTE = (
+    "no padding, 2 heads of d_k = 3, T = 4: head i reads features i d_k .. (i + 1) d_k - 1 "
+    "(view [B, T, E] as [B, T, h, d_k], then transpose to [B, h, T, d_k]; merge by the inverse)"
+)
 #: (lengths, T, E, h, what the case exercises)
 MULTI_HEAD_SETTINGS = [
     ([5, 3], 5, 8, 2, "2 heads of d_k = 4"),
@@ -266,6 +281,7 @@ MULTI_HEAD_SETTINGS = [
     ([6, 1], 7, 6, 2, "padded beyond the longest sequence; 2 heads of d_k = 3"),
     ([5], 7, 6, 1, "one head: d_k = E"),
     ([4, 4], 4, 8, 4, SCALE_NOTE),
+    ([4, 4], 4, 6, 2, SPLIT_NOTE),
 ]
 
 
@@ -335,7 +351,14 @@ FAR_PADDING = (
 #: (lengths, T, d_k, d_v, r, what the case exercises)
 LOCAL_SETTINGS = [
     ([6, 6], 6, 4, 3, 1, WINDOW_EDGE),
-    ([7, 5], 7, 3, 2, 2, "r = 2"),
+    (
+        [7, 5],
+        7,
+        3,
+        2,
+        2,
+        "r = 2; d_k = 3 and d_v = 2 differ (the scale is sqrt(d_k), not sqrt(d_v))",
+    ),
     ([5, 5], 5, 4, 4, 0, "r = 0: each query sees only its own key"),
     ([6, 3, 2], 6, 5, 2, 10, "r beyond the length: every real key of the sequence"),
     ([8, 3], 8, 4, 3, 1, FAR_PADDING),
@@ -455,6 +478,13 @@ ENTROPY_SETTINGS = [
 ]
 
 
+#: The note of the case whose weights underflow to exactly 0 (the bank's tests use it).
+ZERO_WEIGHTS = (
+    "d_k = 4, three keys of each query at -1000 q: scores thousands of nats apart, so their "
+    "weights are exactly 0 in float64 and need 0 ln 0 = 0"
+)
+
+
 def _entropy_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     rows, keys = 64, 8
@@ -464,6 +494,10 @@ def _entropy_cases(rng: random.Random) -> Iterator[Case]:
             description=f"{about}; N={rows} queries of {keys} keys, entries N(0, 1); the "
             f"entropy of uniform weights over {keys} keys is ln {keys} = {math.log(keys):.3f} nats",
         )
+    queries = float64_normal(generator, rows, 4)
+    far_keys = float64_normal(generator, rows, keys, 4)
+    far_keys[:, :3] = -1000.0 * queries[:, None, :]  # scores about -4000: weights of 0.0
+    yield Case((queries, far_keys), description=f"{ZERO_WEIGHTS}; N={rows} queries of {keys} keys")
 
 
 register(
