@@ -71,6 +71,22 @@ def assert_fails_the_case_named(question_id: str, answer: Callable[..., Any], wo
     assert result.points_earned < question.points
 
 
+def assert_names_only_its_mistake(
+    question_id: str, answer: Callable[..., Any], its_notes: list[str], notes: list[str]
+) -> None:
+    """Its notes are printed (its cases fail); the other ``notes`` are not (their cases pass);
+    cases that name no mistake may pass or fail."""
+    _, result = graded(question_id, answer)
+    for note in its_notes:
+        assert any(note in case.description for case in result.cases), note
+    for case in result.cases:
+        named = [note for note in notes if note in case.description]
+        if set(named) & set(its_notes):
+            assert not case.passed, case.description
+        elif named:
+            assert case.passed, (case.description, case.message)
+
+
 def cases_of(question_id: str) -> list[Case]:
     return generate_cases(get_question(question_id))
 

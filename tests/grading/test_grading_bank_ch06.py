@@ -20,8 +20,8 @@ from test_grading_bank_ch01 import (
     assert_fails_the_case_named,
     assert_full_marks,
     assert_loses_most_points,
+    assert_names_only_its_mistake,
     cases_of,
-    graded,
     notebook_functions,
 )
 from torch import Tensor
@@ -657,15 +657,7 @@ def test_a_mistake_fails_the_cases_that_name_it_and_no_other_named_case(
 ) -> None:
     """Its notes are printed (its cases fail); the notes of the other mistakes are not (their
     cases pass); cases that name no mistake may pass or fail."""
-    _, result = graded(question_id, wrong_answer)
-    for note in its_notes:
-        assert any(note in case.description for case in result.cases), note
-    for case in result.cases:
-        named = [note for note in NOTES[question_id] if note in case.description]
-        if set(named) & set(its_notes):
-            assert not case.passed, case.description
-        elif named:
-            assert case.passed, (case.description, case.message)
+    assert_names_only_its_mistake(question_id, wrong_answer, its_notes, NOTES[question_id])
 
 
 def test_masked_cases_are_mostly_padded() -> None:
