@@ -1,8 +1,8 @@
 """Chapter 4's questions: the references agree with direct formulas written one example at a time,
 with brute-force searches and with closed forms; the solutions score full marks; each classic
 mistake (a missing or inverted mask, masking after the softmax, unnormalised beam scores, a
-repeated bigram, a history that does not follow its beam, repeated pointers, a tie ignored)
-loses most of the points, and the report names it."""
+repeated bigram, a ban that removes a finished beam's eos, a history that does not follow its
+beam, repeated pointers, a tie ignored) loses most of the points, and the report names it."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from test_grading_bank_ch01 import (
     assert_fails_the_case_named,
     assert_full_marks,
     assert_loses_most_points,
+    assert_names_only_its_mistake,
     cases_of,
     graded,
     notebook_functions,
@@ -26,7 +27,13 @@ from torch import Tensor
 
 from coursekit.generate.search import beam_step
 from coursekit.grading import get_question
-from coursekit.grading.bank.ch04 import BIGRAM_BANNED, FINISHED_STAY, HISTORY_FOLLOWS
+from coursekit.grading.bank.ch04 import (
+    BAN_BEFORE_EOS_ONLY,
+    BIGRAM_BANNED,
+    FINISHED_STAY,
+    HISTORY_FOLLOWS,
+    RANKED_NORMALISED,
+)
 from coursekit.grading.report import format_report
 
 CHAPTER_4 = [f"ch04.q{number}" for number in range(1, 7)]
@@ -178,6 +185,31 @@ def test_the_ban_changes_the_kept_beams_where_a_case_says_so() -> None:
             assert bool((history[finished][:, -2:] == eos).all())
 
 
+def test_finished_beams_are_kept_where_a_case_says_they_compete() -> None:
+    """The case about finished beams keeps some of them (alpha=0); in the case about the length
+    penalty the reference keeps none, while ranking by the sums alone keeps one in each input."""
+    question = get_question("ch04.q4")
+    for case in cases_of("ch04.q4"):
+        sums, lengths, finished, log_probs, history, eos, alpha = case.args
+        grown = history.shape[-1] + 1  # the length of a kept beam that was unfinished
+        kept_finished = question.expected(case)[1] < grown
+        if FINISHED_STAY in case.description:
+            assert bool(kept_finished.any())
+        if case.description.startswith(RANKED_NORMALISED):
+            assert not bool(kept_finished.any())
+            by_sums_alone = no_repeat_with("raw sums")(*case.args)[1]
+            assert bool((by_sums_alone < grown).any(dim=1).all())
+
+
+def test_no_case_keeps_a_beam_of_probability_zero() -> None:
+    """A kept candidate whose sum is -inf is finished (beam_step: its probability is 0), but which
+    of the equal -inf candidates fill the places is a tie that topk and sort break differently,
+    so no case asks for one: every kept sum is finite."""
+    for case in cases_of("ch04.q4"):
+        assert bool(case.args[0].isfinite().all())
+        assert bool(get_question("ch04.q4").expected(case)[0].isfinite().all())
+
+
 def test_the_lookup_scale_of_the_worked_example_is_its_closed_form() -> None:
     """q = [0, 10, 0] scores the keys [0, 100 c, 0, 0]: the weight e^{100c} / (e^{100c} + 3)
     reaches 0.99 at c = ln(297) / 100; q = [0, 0, 10] ties keys 3 and 4 (weights -> 1/2)."""
@@ -319,20 +351,23 @@ def local_p_with(mistake: str):
 
 
 def no_repeat_with(mistake: str):
-    """The step with one mistake: no ban, the ban applied to finished beams too (their history
-    ends with eos, eos, so eos is banned and they drop out), raw sums ranked, or the histories
-    left in place."""
+    """The step with one mistake: no ban, the ban applied to finished beams too after their row
+    is set to eos-only (their history ends with eos, eos, so eos is banned and they drop out),
+    raw sums ranked, or the histories left in place; "ban before eos-only" bans in every beam
+    before the finished beams' rows are replaced, which is no mistake."""
 
     def answer(sums, lengths, finished, log_probs, history, eos, alpha):
         batch, beams, vocab = log_probs.shape
         follows_last = (history[..., :-1] == history[..., -1:]).unsqueeze(-1)
         repeats = (F.one_hot(history[..., 1:], vocab).bool() & follows_last).any(dim=2)
-        if mistake != "finished banned too":
+        if mistake not in ("finished banned too", "ban before eos-only"):
             repeats &= ~finished.unsqueeze(-1)
+        if mistake == "ban before eos-only":
+            log_probs = log_probs.masked_fill(repeats, -INF)
         eos_only = torch.full_like(log_probs, -INF)
         eos_only[..., eos] = 0.0
         log_probs = torch.where(finished.unsqueeze(-1), eos_only, log_probs)
-        if mistake != "no ban":
+        if mistake not in ("no ban", "ban before eos-only"):
             log_probs = log_probs.masked_fill(repeats, -INF)
         candidates = sums.unsqueeze(-1) + log_probs
         new_lengths = lengths + (~finished).long()
@@ -454,6 +489,7 @@ def test_a_classic_mistake_loses_most_points(
         ("ch04.q3", local_p_with("padded width"), "not the padded width"),
         ("ch04.q4", no_repeat_with("no ban"), BIGRAM_BANNED),
         ("ch04.q4", no_repeat_with("finished banned too"), FINISHED_STAY),
+        ("ch04.q4", no_repeat_with("finished banned too"), BAN_BEFORE_EOS_ONLY),
         ("ch04.q4", no_repeat_with("raw sums"), "not by log P"),
         ("ch04.q4", no_repeat_with("history in place"), HISTORY_FOLLOWS),
         ("ch04.q5", pointer_with("repeats"), "each position is chosen once"),
@@ -468,6 +504,35 @@ def test_the_report_names_the_mistake(
     assert_fails_the_case_named(question_id, wrong_answer, words)
     _, result = graded(question_id, wrong_answer)
     assert words in format_report(result), format_report(result)
+
+
+#: The notes of ch04.q4's cases that each name one mistake.
+NO_REPEAT_NOTES = [
+    BIGRAM_BANNED,
+    FINISHED_STAY,
+    BAN_BEFORE_EOS_ONLY,
+    HISTORY_FOLLOWS,
+    RANKED_NORMALISED,
+]
+
+
+@pytest.mark.parametrize(
+    ("mistake", "its_notes"),
+    [
+        ("finished banned too", [FINISHED_STAY, BAN_BEFORE_EOS_ONLY]),
+        ("raw sums", [RANKED_NORMALISED]),
+    ],
+)
+def test_a_no_repeat_mistake_is_named_and_no_other(mistake: str, its_notes: list[str]) -> None:
+    """The ban applied after a finished beam's row became eos-only is told about the order; the
+    raw sums about the penalty, and neither about the other."""
+    assert_names_only_its_mistake("ch04.q4", no_repeat_with(mistake), its_notes, NO_REPEAT_NOTES)
+
+
+def test_banning_in_every_beam_before_the_eos_only_row_is_no_mistake() -> None:
+    """The eos-only row replaces the whole row of a finished beam, so a ban applied before it
+    leaves no trace: only the ban applied after it is wrong."""
+    assert_full_marks("ch04.q4", {"beam_step_no_repeat": no_repeat_with("ban before eos-only")})
 
 
 def test_a_mask_multiplied_by_minus_infinity_is_told_where_its_nan_comes_from() -> None:

@@ -315,7 +315,9 @@ def _no_repeat_reference(
     """``coursekit.generate.search.beam_step`` on the log-probabilities of an unfinished beam
     with every token that would repeat one of its bigrams set to ``-inf`` (a finished beam's one
     continuation, eos at no cost, is unchanged), and the histories ``[B, k, t + 1]`` of the kept
-    beams: the history of the beam each continues, then its new token."""
+    beams: the history of the beam each continues, then its new token. A kept candidate whose sum
+    is -inf is finished, as in ``beam_step``; no case keeps one, since which of the equal -inf
+    candidates fill the places is a tie that ``topk`` and ``sort`` break differently."""
     banned = repeated_bigrams(history, log_probs.shape[-1]) & ~finished.unsqueeze(-1)
     step = beam_step(
         log_probs.masked_fill(banned, -math.inf), log_prob_sums, lengths, finished, eos, alpha
@@ -333,17 +335,44 @@ def _random_log_probs(generator: torch.Generator, *shape: int) -> Tensor:
 #: The notes of the cases that catch one mistake each (the bank's tests use them).
 BIGRAM_BANNED = "the best continuation of each unfinished beam repeats one of its bigrams"
 FINISHED_STAY = "finished beams keep competing: their one continuation is eos at no cost"
+BAN_BEFORE_EOS_ONLY = (
+    "a finished beam's bigrams ban nothing: its history ends eos, eos, so a ban applied after "
+    "its row is set to eos-only removes its one continuation"
+)
 HISTORY_FOLLOWS = "the kept beams come from other beams: each history follows its beam"
+RANKED_NORMALISED = (
+    "alpha=1: rank by log P / ((5 + n) / 6), not by log P: the short finished beams lead by log P "
+    "alone"
+)
 #: (B, k, V, t, eos, alpha, share of finished beams, what the case exercises)
 NO_REPEAT_SETTINGS = [
     (2, 3, 6, 4, 0, 0.0, 0.0, f"{BIGRAM_BANNED}; alpha=0"),
     (3, 3, 7, 5, 1, 0.6, 0.0, f"{HISTORY_FOLLOWS}; no beam finished"),
-    (2, 4, 6, 5, 2, 0.6, 0.5, f"{FINISHED_STAY}; a finished beam's bigrams ban nothing"),
-    (3, 4, 6, 6, 0, 1.0, 0.25, "alpha=1: rank by log P / ((5 + n) / 6), not by log P"),
+    (2, 4, 6, 5, 2, 0.0, 0.5, f"{FINISHED_STAY}; {BAN_BEFORE_EOS_ONLY}; alpha=0"),
+    (3, 4, 6, 6, 0, 1.0, 0.25, RANKED_NORMALISED),
     (2, 5, 8, 7, 3, 0.6, 0.4, "finished and unfinished beams, long histories"),
     (4, 1, 6, 4, 1, 0.0, 0.0, f"one beam: greedy decoding, {BIGRAM_BANNED}"),
-    (2, 3, 9, 3, 4, 2.0, 0.0, "short histories: at most two bigrams each; alpha=2"),
+    (2, 3, 9, 3, 4, 2.0, 0.4, "short histories: at most two bigrams each, some finished; alpha=2"),
 ]
+
+
+def _ahead_by_log_p_only(
+    sums: Tensor,
+    lengths: Tensor,
+    finished: Tensor,
+    log_probs: Tensor,
+    history: Tensor,
+    alpha: float,
+) -> Tensor:
+    """``sums`` with each finished beam's sum ``L`` between ``c`` and ``c lp(n) / lp(t + 1)``,
+    ``c`` the k-th best sum of its input's allowed unfinished candidates (length ``t + 1``): by
+    ``L`` alone the finished beam is kept, by ``L / lp(n)`` it is not."""
+    banned = repeated_bigrams(history, log_probs.shape[-1]) | finished.unsqueeze(-1)
+    unfinished = (sums.unsqueeze(-1) + log_probs).masked_fill(banned, -math.inf)
+    kth_best = unfinished.flatten(1).topk(sums.shape[1], dim=-1).values[:, -1:]  # [B, 1]
+    grown = gnmt_length_penalty(torch.full_like(sums, history.shape[-1] + 1), alpha)
+    ratio = gnmt_length_penalty(lengths.to(sums.dtype), alpha) / grown
+    return torch.where(finished, kth_best * (1 + ratio) / 2, sums)
 
 
 def _no_repeat_cases(rng: random.Random) -> Iterator[Case]:
@@ -367,6 +396,8 @@ def _no_repeat_cases(rng: random.Random) -> Iterator[Case]:
         if BIGRAM_BANNED in about:  # make a banned token each unfinished beam's favourite
             banned = repeated_bigrams(history, vocab) & ~finished.unsqueeze(-1)
             log_probs = torch.where(banned, log_probs + 6.0, log_probs)
+        if about == RANKED_NORMALISED:
+            sums = _ahead_by_log_p_only(sums, lengths, finished, log_probs, history, alpha)
         yield Case(
             (sums, lengths, finished, log_probs, history, eos, alpha),
             description=f"{about}; B={batch}, k={beams}, V={vocab}, t={steps}, eos={eos}",
