@@ -41,6 +41,10 @@ from coursekit.grading.run import delegation_reason, grade_case
 from coursekit.grading.submissions import InvalidNotebook, Submission, read_notebook
 
 MAX_KERNEL_STARTS = 3
+#: A kernel that dies before it answers is started again this many times in a row before the
+#: submission is given up: a start can fail for a passing reason (e.g. a port another kernel
+#: took between being chosen and being bound), while too little memory fails every time.
+START_ATTEMPTS = 3
 STATUS_PRIORITY: tuple[SubmissionStatus, ...] = ("crashed", "timeout", "memory", "error")
 CASES_FILE = "cases.pt"
 ANSWERS_FILE = "answers.pt"
@@ -163,18 +167,22 @@ def _grade_in_kernels(
     record: _Record,
     kernels: KernelPool,
 ) -> dict[str, QuestionGrade]:
-    """Run the cells and grade the questions, starting a fresh kernel after each kernel death."""
+    """Run the cells and grade the questions, starting a fresh kernel after each kernel death
+    and after a kernel that died before it answered."""
     deadline = time.monotonic() + limits.timeout
     cells_deadline = deadline - limits.timeout * GRADING_SHARE
     pending = list(assignment.questions)
     skipped: set[int] = set()
     grades: dict[str, QuestionGrade] = {}
     unfinished = "the notebook could not be run to the end"
-    for _ in range(MAX_KERNEL_STARTS):
+    kernels_started = failed_starts = 0
+    while kernels_started < MAX_KERNEL_STARTS and failed_starts < START_ATTEMPTS:
         if not pending or time.monotonic() >= deadline:
             break
         try:
             with kernels.take(deadline) as kernel:
+                failed_starts = 0
+                kernels_started += 1
                 died_at = _run_cells(kernel, cells, skipped, limits, cells_deadline, record)
                 if died_at is not None:
                     skipped.add(died_at)
@@ -188,11 +196,13 @@ def _grade_in_kernels(
                     if kernel_died:
                         break
         except KernelStartError as error:
-            unfinished = (
-                f"the kernel could not start ({error}); is --memory {limits.memory_mb} enough?"
-            )
-            record.note("crashed", unfinished)
-            break
+            failed_starts += 1
+            start_error = str(error)
+    if failed_starts == START_ATTEMPTS:
+        unfinished = (
+            f"the kernel could not start ({start_error}); is --memory {limits.memory_mb} enough?"
+        )
+        record.note("crashed", unfinished)
     if pending and time.monotonic() >= deadline:
         unfinished = f"the submission ran past the {limits.timeout:g} s limit"
         record.note("timeout", unfinished)
