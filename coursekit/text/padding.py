@@ -55,8 +55,9 @@ def pad_batch(
     check_not_empty(tensors)
     lengths = torch.tensor([len(tensor) for tensor in tensors], dtype=torch.long)
     padded = tensors[0].new_full((len(tensors), int(lengths.max())), padding_value)
-    for row, tensor in enumerate(tensors):
-        padded[row, : len(tensor)] = tensor
+    steps = torch.arange(padded.shape[1], device=padded.device)
+    is_token = steps < lengths.to(padded.device).unsqueeze(1)  # t < n_b, [B, T]
+    padded[is_token] = torch.cat(tensors)  # row by row, in order
     if not batch_first:
         padded = padded.transpose(0, 1).contiguous()
     return padded, lengths
