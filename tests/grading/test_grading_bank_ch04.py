@@ -1,7 +1,7 @@
 """Chapter 4's questions: the references agree with direct formulas written one example at a time,
 with brute-force searches and with closed forms; the solutions score full marks; each classic
 mistake (a missing or inverted mask, masking after the softmax, unnormalised beam scores, a
-repeated bigram, a ban that removes a finished beam's eos, a history that does not follow its
+repeated bigram, the most recent bigram overlooked, a ban that removes a finished beam's eos, a history that does not follow its
 beam, repeated pointers, a tie ignored) loses most of the points, and the report names it."""
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from coursekit.grading.bank.ch04 import (
     BIGRAM_BANNED,
     FINISHED_STAY,
     HISTORY_FOLLOWS,
+    LAST_BIGRAM,
     RANKED_NORMALISED,
 )
 from coursekit.grading.report import format_report
@@ -183,6 +184,21 @@ def test_the_ban_changes_the_kept_beams_where_a_case_says_so() -> None:
             assert not torch.equal(unconstrained.tokens, question.expected(case)[3])
         if finished.any():
             assert bool((history[finished][:, -2:] == eos).all())
+
+
+def test_the_case_ending_a_a_bans_its_favourite_only_by_the_most_recent_bigram() -> None:
+    """Every beam of the case ending a, a holds (a, a) only as its last bigram, a is its best
+    continuation, and the reference keeps no a after it."""
+    question = get_question("ch04.q4")
+    (case,) = [c for c in cases_of("ch04.q4") if LAST_BIGRAM in c.description]
+    _, _, finished, log_probs, history, _, _ = case.args
+    last = history[..., -1]
+    assert not bool(finished.any())
+    assert bool((history[..., -2] == last).all())
+    assert not bool((history[..., :-2] == last.unsqueeze(-1)).any())
+    assert torch.equal(log_probs.argmax(dim=-1), last)
+    kept_history = question.expected(case)[4]
+    assert bool((kept_history[..., -1] != kept_history[..., -2]).all())
 
 
 def test_finished_beams_are_kept_where_a_case_says_they_compete() -> None:
@@ -351,15 +367,20 @@ def local_p_with(mistake: str):
 
 
 def no_repeat_with(mistake: str):
-    """The step with one mistake: no ban, the ban applied to finished beams too after their row
+    """The step with one mistake: no ban, the beam's most recent bigram left out of the ban
+    (``history[..., :-2]`` searched for the last token), the ban applied to finished beams too after their row
     is set to eos-only (their history ends with eos, eos, so eos is banned and they drop out),
     raw sums ranked, or the histories left in place; "ban before eos-only" bans in every beam
     before the finished beams' rows are replaced, which is no mistake."""
 
     def answer(sums, lengths, finished, log_probs, history, eos, alpha):
         batch, beams, vocab = log_probs.shape
-        follows_last = (history[..., :-1] == history[..., -1:]).unsqueeze(-1)
-        repeats = (F.one_hot(history[..., 1:], vocab).bool() & follows_last).any(dim=2)
+        if mistake == "last bigram missed":  # the last token a looked for before t - 2 only
+            earlier, following = history[..., :-2], history[..., 1:-1]
+        else:
+            earlier, following = history[..., :-1], history[..., 1:]
+        follows_last = (earlier == history[..., -1:]).unsqueeze(-1)
+        repeats = (F.one_hot(following, vocab).bool() & follows_last).any(dim=2)
         if mistake not in ("finished banned too", "ban before eos-only"):
             repeats &= ~finished.unsqueeze(-1)
         if mistake == "ban before eos-only":
@@ -466,7 +487,7 @@ def lookup_scale_with(mistake: str):
         ("ch04.q3", local_p_with("renormalised"), 0.0),
         ("ch04.q4", no_repeat_with("no ban"), 0.5),
         ("ch04.q4", no_repeat_with("finished banned too"), 0.75),
-        ("ch04.q4", no_repeat_with("raw sums"), 0.6),
+        ("ch04.q4", no_repeat_with("raw sums"), 0.65),
         ("ch04.q4", no_repeat_with("history in place"), 0.75),
         ("ch04.q5", pointer_with("repeats"), 0.0),
         ("ch04.q5", pointer_with("padding chosen"), 0.2),
@@ -492,6 +513,7 @@ def test_a_classic_mistake_loses_most_points(
         ("ch04.q4", no_repeat_with("finished banned too"), BAN_BEFORE_EOS_ONLY),
         ("ch04.q4", no_repeat_with("raw sums"), "not by log P"),
         ("ch04.q4", no_repeat_with("history in place"), HISTORY_FOLLOWS),
+        ("ch04.q4", no_repeat_with("last bigram missed"), LAST_BIGRAM),
         ("ch04.q5", pointer_with("repeats"), "each position is chosen once"),
         ("ch04.q5", pointer_with("padding chosen"), "choose among j < n_b only"),
         ("ch04.q6", lookup_scale_with("ties ignored"), "tie"),
@@ -513,6 +535,7 @@ NO_REPEAT_NOTES = [
     BAN_BEFORE_EOS_ONLY,
     HISTORY_FOLLOWS,
     RANKED_NORMALISED,
+    LAST_BIGRAM,
 ]
 
 
@@ -521,11 +544,13 @@ NO_REPEAT_NOTES = [
     [
         ("finished banned too", [FINISHED_STAY, BAN_BEFORE_EOS_ONLY]),
         ("raw sums", [RANKED_NORMALISED]),
+        ("last bigram missed", [LAST_BIGRAM]),
     ],
 )
 def test_a_no_repeat_mistake_is_named_and_no_other(mistake: str, its_notes: list[str]) -> None:
     """The ban applied after a finished beam's row became eos-only is told about the order; the
-    raw sums about the penalty, and neither about the other."""
+    raw sums about the penalty; the ban blind to the most recent bigram about the history ending
+    a, a; and none about another's."""
     assert_names_only_its_mistake("ch04.q4", no_repeat_with(mistake), its_notes, NO_REPEAT_NOTES)
 
 

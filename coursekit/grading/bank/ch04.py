@@ -344,6 +344,7 @@ RANKED_NORMALISED = (
     "alpha=1: rank by log P / ((5 + n) / 6), not by log P: the short finished beams lead by log P "
     "alone"
 )
+LAST_BIGRAM = "a history ending a, a: the bigram (a, a) is already in it, so a may not follow"
 #: (B, k, V, t, eos, alpha, share of finished beams, what the case exercises)
 NO_REPEAT_SETTINGS = [
     (2, 3, 6, 4, 0, 0.0, 0.0, f"{BIGRAM_BANNED}; alpha=0"),
@@ -353,6 +354,7 @@ NO_REPEAT_SETTINGS = [
     (2, 5, 8, 7, 3, 0.6, 0.4, "finished and unfinished beams, long histories"),
     (4, 1, 6, 4, 1, 0.0, 0.0, f"one beam: greedy decoding, {BIGRAM_BANNED}"),
     (2, 3, 9, 3, 4, 2.0, 0.4, "short histories: at most two bigrams each, some finished; alpha=2"),
+    (3, 3, 6, 5, 1, 0.6, 0.0, f"{LAST_BIGRAM}, and a is each beam's favourite; no beam finished"),
 ]
 
 
@@ -375,12 +377,27 @@ def _ahead_by_log_p_only(
     return torch.where(finished, kth_best * (1 + ratio) / 2, sums)
 
 
+def _random_history(
+    rng: random.Random, tokens: list[int], steps: int, ends_twice: bool
+) -> list[int]:
+    """``steps`` tokens drawn from ``tokens``; with ``ends_twice``, a history that ends ``a, a``
+    and holds ``a`` nowhere else, so that ``(a, a)`` is only its most recent bigram."""
+    if not ends_twice:
+        return rng.choices(tokens, k=steps)
+    last = rng.choice(tokens)
+    return rng.choices([token for token in tokens if token != last], k=steps - 2) + [last] * 2
+
+
 def _no_repeat_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     for batch, beams, vocab, steps, eos, alpha, finished_share, about in NO_REPEAT_SETTINGS:
         tokens = [token for token in range(vocab) if token != eos]
+        ends_twice = LAST_BIGRAM in about
         history = torch.tensor(
-            [[rng.choices(tokens, k=steps) for _ in range(beams)] for _ in range(batch)]
+            [
+                [_random_history(rng, tokens, steps, ends_twice) for _ in range(beams)]
+                for _ in range(batch)
+            ]
         )
         finished = torch.rand(batch, beams, generator=generator) < finished_share
         if finished_share > 0:
@@ -396,6 +413,8 @@ def _no_repeat_cases(rng: random.Random) -> Iterator[Case]:
         if BIGRAM_BANNED in about:  # make a banned token each unfinished beam's favourite
             banned = repeated_bigrams(history, vocab) & ~finished.unsqueeze(-1)
             log_probs = torch.where(banned, log_probs + 6.0, log_probs)
+        if ends_twice:  # make the last token a, banned after a, each beam's favourite
+            log_probs = log_probs + 6.0 * F.one_hot(history[..., -1], vocab)
         if about == RANKED_NORMALISED:
             sums = _ahead_by_log_p_only(sums, lengths, finished, log_probs, history, alpha)
         yield Case(
