@@ -106,6 +106,18 @@ def test_without_the_stop_gradient_only_the_gradient_changes() -> None:
             assert (gradient - through_memory[1]).abs().max() > 1e-3
 
 
+def test_only_the_orientation_of_w_in_fails_its_case() -> None:
+    """With one query and no memory the softmax has one key of weight 1: the SG, the memory,
+    the mask and the scale change nothing there, and x W_in^T fails it."""
+    for mistake in ("no SG", "oldest", "mask without memory", "no sqrt"):
+        _, result = graded("ch07.q2", memory_attention_with(mistake))
+        named = [case for case in result.cases if ch07.W_IN_ORIENTATION in case.description]
+        assert named and all(case.passed for case in named), mistake
+    assert_fails_the_case_named(
+        "ch07.q2", memory_attention_with("W_in transposed"), ch07.W_IN_ORIENTATION
+    )
+
+
 def test_order_masks_follow_the_rules_position_by_position() -> None:
     question = get_question("ch07.q3")
     for case in cases_of("ch07.q3"):
@@ -255,11 +267,12 @@ def shift_with(mistake: str) -> Callable[..., Any]:
 
 def memory_attention_with(mistake: str) -> Callable[..., Any]:
     """One step with one mistake: no stop-gradient, the oldest states kept, ``x[:, -mem_len:]``,
-    a mask without the memory, or no 1/sqrt(d_k)."""
+    a mask without the memory, no 1/sqrt(d_k), or ``x W_in^T`` (the chapter's ``h W^T``)."""
 
     def answer(previous_inputs, inputs, W_in, W_q, W_k, W_v, mem_len):  # noqa: N803
         W_in = W_in.clone().requires_grad_(True)  # noqa: N806
-        previous = torch.tanh(previous_inputs @ W_in)
+        applied = W_in.T if mistake == "W_in transposed" else W_in
+        previous = torch.tanh(previous_inputs @ applied)
         if mistake == "oldest":
             memory = previous[:, :mem_len]
         elif mistake == "-0 slice":
@@ -267,7 +280,7 @@ def memory_attention_with(mistake: str) -> Callable[..., Any]:
         else:
             memory = previous[:, previous.shape[1] - min(mem_len, previous.shape[1]) :]
         memory = memory if mistake == "no SG" else memory.detach()
-        hidden = torch.tanh(inputs @ W_in)
+        hidden = torch.tanh(inputs @ applied)
         context = torch.cat([memory, hidden], dim=1)
         M, Q = memory.shape[1], hidden.shape[1]  # noqa: N806
         scale = 1.0 if mistake == "no sqrt" else W_k.shape[1] ** 0.5
@@ -304,7 +317,8 @@ def order_masks_with(mistake: str) -> Callable[..., Any]:
 
 def two_stream_with(mistake: str) -> Callable[..., Any]:
     """The masks with one mistake: the query stream sees itself, the memory blocked or left out,
-    padding read the wrong way round, or padding on the queries instead of the keys."""
+    padding read the wrong way round, padding on the queries instead of the keys, or the content
+    stream's own key opened at column i instead of M + i."""
 
     def answer(perm_mask: Tensor, attention_mask: Tensor, memory: int) -> tuple[Tensor, Tensor]:
         batch, length = attention_mask.shape
@@ -314,7 +328,10 @@ def two_stream_with(mistake: str) -> Callable[..., Any]:
         if mistake != "no memory":
             memory_columns = torch.full((batch, length, memory), mistake == "memory blocked")
             blocked = torch.cat([memory_columns, blocked], dim=2)
-        itself = F.pad(torch.eye(length, dtype=torch.bool), (blocked.shape[2] - length, 0))
+        before = 0 if mistake == "own key at column i" else blocked.shape[2] - length
+        itself = F.pad(
+            torch.eye(length, dtype=torch.bool), (before, blocked.shape[2] - length - before)
+        )
         content = blocked & ~itself
         query = content if mistake == "query sees itself" else blocked
         return content.double(), query.double()
@@ -404,7 +421,8 @@ def measured_reach_with(mistake: str) -> Callable[..., Any]:
         ("ch07.q2", memory_attention_with("no SG"), 0.2),
         ("ch07.q2", memory_attention_with("oldest"), 0.35),
         ("ch07.q2", memory_attention_with("mask without memory"), 0.2),
-        ("ch07.q2", memory_attention_with("no sqrt"), 0.0),
+        ("ch07.q2", memory_attention_with("no sqrt"), 0.2),
+        ("ch07.q2", memory_attention_with("W_in transposed"), 0.0),
         ("ch07.q3", order_masks_with("order as rank"), 0.4),
         ("ch07.q3", order_masks_with("polarity"), 0.0),
         ("ch07.q3", order_masks_with("transposed"), 0.0),
@@ -446,6 +464,7 @@ def test_a_classic_mistake_loses_most_points(
         ("ch07.q2", memory_attention_with("no SG"), "must not flow into the memory (SG)"),
         ("ch07.q2", memory_attention_with("mask without memory"), "sees the whole memory"),
         ("ch07.q2", memory_attention_with("no sqrt"), "divided by sqrt(d_k)"),
+        ("ch07.q2", memory_attention_with("W_in transposed"), "x @ W_in (not W_in^T)"),
         ("ch07.q3", order_masks_with("order as rank"), "not the rank of each position"),
         ("ch07.q3", order_masks_with("polarity"), "perm_mask 1 = may NOT attend"),
         ("ch07.q3", order_masks_with("transposed"), "row i attends to column j"),
@@ -502,6 +521,16 @@ def test_no_two_stream_case_blames_the_query_stream_unless_it_is_the_mistake() -
         failed = [case.description for case in result.cases if not case.passed]
         assert failed
         assert not any(ch07.OWN_POSITION in description for description in failed), mistake
+
+
+def test_the_content_streams_own_key_off_by_the_memory_is_named() -> None:
+    """Opening column i instead of M + i fails exactly the cases that say where the own key
+    sits (memory, padding and targets) and passes the others."""
+    question = get_question("ch07.q4")
+    _, result = graded("ch07.q4", two_stream_with("own key at column i"))
+    for case in result.cases:
+        assert case.passed == (ch07.OWN_KEY_COLUMN not in case.description), case.description
+    assert result.points_earned < question.points
 
 
 def test_unpadded_two_stream_cases_say_so_for_the_padding_read_the_wrong_way_round() -> None:

@@ -13,9 +13,9 @@ relative segment term, which the chapter only names, and question 7 is an experi
 reach measured by perturbing ``TransfoXLModel``'s input, with and without ``same_length``
 (where question 5's derivation no longer holds). Tensors are float64 or integer.
 
-A case built to catch one mistake says so in its description (question 4's and 7's notes); the
-bank's tests check that each mistake fails the cases that name it and passes the cases that name
-another.
+A case built to catch one mistake says so in its description (question 2's orientation of
+``W_in``, question 4's and 7's notes); the bank's tests check that each mistake fails the cases
+that name it and passes the cases that name another.
 """
 
 from __future__ import annotations
@@ -133,6 +133,8 @@ def _memory_step_reference(
 
 
 NO_GRADIENT = "grad_W_in must not flow into the memory (SG)"
+#: One query and no memory: attention is one key of weight 1, and only h = tanh(x W_in) is left.
+W_IN_ORIENTATION = "h = tanh(x @ W_in), W_in is applied as x @ W_in (not W_in^T)"
 #: (B, previous length, Q, d, d_k, mem_len, what the case exercises)
 MEMORY_SETTINGS = [
     (
@@ -148,7 +150,7 @@ MEMORY_SETTINGS = [
     (2, 3, 5, 3, 3, 8, f"mem_len=8 > 3: all 3 previous states; {NO_GRADIENT}"),
     (1, 7, 1, 2, 2, 5, "one query after the 5 MOST RECENT of 7 previous states"),
     (3, 5, 4, 4, 2, 3, "mem_len=3 of 5 previous states, a batch of 3; scores divided by sqrt(d_k)"),
-    (2, 5, 3, 3, 4, 0, "mem_len=0: no memory, a segment alone"),
+    (2, 5, 1, 3, 4, 0, f"mem_len=0 and one query, so out = h W_v: {W_IN_ORIENTATION}"),
 ]
 
 
@@ -268,6 +270,7 @@ PADDING_KEYS = (
     "a padding position is blocked as a key (its column) for every query of both streams; "
     "as a query, it keeps only its content stream's own position"
 )
+OWN_KEY_COLUMN = "the content stream's own key sits at column M + i, after the memory"
 #: (lengths of the sequences (T: no padding), T, K (T: no target), M, what the case exercises)
 TWO_STREAM_SETTINGS = [
     ([5], 5, 2, 0, f"no padding (attention_mask all 1), no memory, K=2: {OWN_POSITION}"),
@@ -277,9 +280,15 @@ TWO_STREAM_SETTINGS = [
     ([6, 4, 2], 6, 3, 0, f"padded batch, no memory: {PADDING_KEYS}"),
     ([4], 6, 2, 0, f"one sequence padded from position 4, no memory: {PADDING_KEYS}"),
     ([7, 5], 7, 4, 0, f"padded batch, no memory, K=4: {PADDING_KEYS}"),
-    ([6, 4, 6], 6, 3, 2, "padded batch with M=2 memory columns"),
-    ([5, 2, 4], 5, 1, 3, "padded batch with M=3 memory columns, K=1: many targets"),
-    ([7, 3], 7, 4, 1, "padded batch with M=1 memory column"),
+    ([6, 4, 6], 6, 3, 2, f"padded batch with M=2 memory columns: {OWN_KEY_COLUMN}"),
+    (
+        [5, 2, 4],
+        5,
+        1,
+        3,
+        f"padded batch with M=3 memory columns, K=1 (many targets): {OWN_KEY_COLUMN}",
+    ),
+    ([7, 3], 7, 4, 1, f"padded batch with M=1 memory column: {OWN_KEY_COLUMN}"),
 ]
 
 
@@ -489,7 +498,9 @@ def _measured_reach_reference(
 
 #: The notes of the cases that catch one mistake each (the bank's tests use them).
 IN_SEGMENTS = "read in segments of L, each after the memories of the segments before it"
-SAME_LENGTH = "same_length=True: each query sees its mem_len most recent keys, no more"
+SAME_LENGTH = (
+    "same_length=True: each query sees its mem_len most recent keys (its own key included), no more"
+)
 #: (length, L, mem_len, N, same_length, what the case exercises)
 MEASURED_SETTINGS = [
     (20, 4, 4, 2, False, f"L=4, mem_len=4, N=2: {IN_SEGMENTS}"),
