@@ -251,6 +251,18 @@ def test_each_lookup_scale_is_the_smallest_that_reaches_the_threshold() -> None:
     assert zeros >= 3
 
 
+def test_no_lookup_threshold_sits_at_a_tie_level() -> None:
+    """With m keys tied for the largest score the largest weight tends to 1/m (and is 1/n at
+    scale 0): a threshold there is met or missed by rounding, so none sits there."""
+    for case in cases_of("ch04.q6"):
+        queries, keys, threshold = case.args
+        for query, row_keys in zip(queries, keys, strict=True):
+            scores = row_keys @ query
+            ties = int((scores == scores.max()).sum())
+            for level in (1 / ties, 1 / len(scores)):
+                assert abs(threshold - level) > 1e-6, (case.description, level)
+
+
 def brute_force_pointer(encoder_states, lengths, start, W_1, W_2, v) -> list[list[int]]:
     rows = []
     for e, n in zip(encoder_states, lengths.tolist(), strict=True):
