@@ -26,9 +26,11 @@ FLOAT32_HINT = (
 )
 
 NAN_HINT = (
-    "the answer holds NaN where the reference has numbers: 0 * inf, inf - inf and a softmax "
-    "over a row whose scores are all -inf give NaN; check what your mask blocks, and set "
-    "blocked scores with masked_fill or torch.where"
+    "the answer holds NaN where the reference has numbers: NaN usually comes from a softmax "
+    "over a row of -inf (a row left with nothing to attend: a mask read the other way round, or "
+    "a softmax over the wrong axis), from 0 * log 0 (use torch.xlogy or torch.special.entr, "
+    "which give 0), or from 0 * inf and inf - inf (a mask multiplied by -inf: set blocked "
+    "scores with masked_fill or torch.where)"
 )
 
 

@@ -5,7 +5,7 @@ score full marks; each classic mistake (a mask read the wrong way round or appli
 softmax, sqrt(d_v), sqrt(E) or no scale, heads split in the wrong order, a one-sided or too
 narrow window, the interleaved layout, log base 2) loses most of the points, and the report
 printed under a mistake names it (also (2i + 1)/d for the cosine, the heads' layout, p ln p on
-a weight of exactly 0)."""
+a weight of exactly 0, and where a NaN comes from: 0 * log 0 or a softmax over the wrong axis)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from torch import Tensor
 from coursekit.grading import get_question
 from coursekit.grading.bank.ch05 import (
     LARGE_K,
+    NO_PADDING_MASK,
     SCALE_NOTE,
     SPLIT_NOTE,
     WINDOW_EDGE,
@@ -183,8 +184,8 @@ def test_without_the_scale_attention_becomes_one_hot_as_d_k_grows() -> None:
 
 def masked_attention_with(mistake: str):
     """Masked attention with one mistake: True read as 'masked', the mask applied after the
-    softmax, no scale, sqrt(d_v) or d_k as the scale, or -1e9 for -inf (a row without keys
-    becomes uniform)."""
+    softmax, no scale, sqrt(d_v) or d_k as the scale, -1e9 for -inf (a row without keys
+    becomes uniform), or the softmax over the queries (a padded key's column of -inf is NaN)."""
 
     def answer(query, key, value, mask):
         d_k, d_v = query.shape[-1], value.shape[-1]
@@ -199,6 +200,8 @@ def masked_attention_with(mistake: str):
             weights = torch.softmax(scores, dim=-1) * mask
         elif mistake == "-1e9":
             weights = torch.softmax(scores.masked_fill(~mask, -1e9), dim=-1)
+        elif mistake == "softmax over the queries":
+            weights = torch.softmax(scores.masked_fill(~mask, -INF), dim=-2)
         else:
             weights = torch.softmax(scores.masked_fill(~mask, -INF), dim=-1).nan_to_num()
         return weights @ value, weights
@@ -406,6 +409,7 @@ def test_a_boundary_mistake_fails_the_case_that_names_it(
         ("ch05.q1", masked_attention_with("sqrt(d_v)"), "not sqrt(d_v)"),
         ("ch05.q3", multi_head_with("sqrt(E)"), "not by sqrt(E)"),
         ("ch05.q3", multi_head_with("True means attend"), "True = padding"),
+        ("ch05.q3", multi_head_with("True means attend"), NO_PADDING_MASK.removeprefix("; ")),
         ("ch05.q4", local_attention_with("|i - j| < r"), "|i - j| <= r"),
         ("ch05.q4", local_attention_with("sqrt(d_v)"), "not sqrt(d_v)"),
         ("ch05.q2", encoding_with("i/d"), "not i/d"),
@@ -457,3 +461,22 @@ def test_an_answer_that_takes_its_output_from_torchs_function_earns_nothing() ->
     assert result.points_earned == 0
     report = format_report(result)
     assert "scaled_dot_product_attention" in report and "must compute" in report, report
+
+
+@pytest.mark.parametrize(
+    ("question_id", "wrong_answer", "words"),
+    [
+        ("ch05.q6", entropies_with("p ln p"), "0 * log 0 (use torch.xlogy"),
+        ("ch05.q1", masked_attention_with("softmax over the queries"), "the wrong axis"),
+        ("ch05.q1", masked_attention_with("softmax over the queries"), "nothing to attend"),
+    ],
+)
+def test_a_nan_is_told_where_it_comes_from(
+    question_id: str, wrong_answer: Callable[..., Any], words: str
+) -> None:
+    """The NaN hint names the usual sources, a mask or none: p ln p at a weight of 0 in the
+    entropy, which has no mask, and a softmax over the queries, where a padded key's column
+    holds only -inf."""
+    _, result = graded(question_id, wrong_answer)
+    report = format_report(result)
+    assert "holds NaN" in report and words in report, report

@@ -264,13 +264,19 @@ def _multi_head_reference(
 
 #: The note of the case that catches a wrong scale (the bank's tests use it).
 SCALE_NOTE = (
-    "no padding, 4 heads of d_k = 2 (if the heads' layout is right and this case fails, look "
-    "at the scale: each head's scores are divided by sqrt(d_k) = sqrt(E / h), not by sqrt(E))"
+    "no padding, 4 heads of d_k = 2 (if the mask and the heads' layout are right and this case "
+    "fails, look at the scale: each head's scores are divided by sqrt(d_k) = sqrt(E / h), not by "
+    "sqrt(E))"
 )
 #: The note of the case that names the heads' layout (the bank's tests use it).
 SPLIT_NOTE = (
     "no padding, 2 heads of d_k = 3, T = 4: head i reads features i d_k .. (i + 1) d_k - 1 "
     "(view [B, T, E] as [B, T, h, d_k], then transpose to [B, h, T, d_k]; merge by the inverse)"
+)
+#: The mask's note in the cases without padding (the bank's tests use it).
+NO_PADDING_MASK = (
+    "; key_padding_mask all False (True on padding: a mask read the other way blocks every real "
+    "key)"
 )
 #: (lengths, T, E, h, what the case exercises)
 MULTI_HEAD_SETTINGS = [
@@ -293,7 +299,7 @@ def _multi_head_cases(rng: random.Random) -> Iterator[Case]:
             generator, float64_normal(generator, len(lengths), steps, embed_dim), mask, 30.0
         )
         padded = "; padded tokens are noise of size 30" if bool(mask.any()) else ""
-        mask_note = "; key_padding_mask True = padding" if bool(mask.any()) else ""
+        mask_note = "; key_padding_mask True = padding" if bool(mask.any()) else NO_PADDING_MASK
         yield Case(
             (
                 x,
