@@ -25,6 +25,8 @@ from coursekit.viz.seq2seq import (
     bahdanau_figure,
     beam_search_figure,
     encoder_decoder_figure,
+    key_value_lookup_figure,
+    local_attention_figure,
     luong_figure,
     pointer_figure,
 )
@@ -50,6 +52,8 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "beam-search": beam_search_figure,
     "bahdanau-attention": bahdanau_figure,
     "luong-attention": luong_figure,
+    "key-value-lookup": key_value_lookup_figure,
+    "local-attention": local_attention_figure,
     "pointer-network": pointer_figure,
     "scaled-dot-product-attention": scaled_dot_product_figure,
     "multi-head-attention": multi_head_figure,

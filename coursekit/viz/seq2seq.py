@@ -1,18 +1,23 @@
 """Diagrams of sequence-to-sequence models and attention (Chapter 4, Seq2seq and attention): the
-encoder-decoder without attention, one decoder step of Bahdanau's and of Luong's attention, and
-the pointer network.
+encoder-decoder without attention, one decoder step of Bahdanau's and of Luong's attention, the
+pointer network, beam search, attention as a key-value lookup, and hard, soft and local attention.
 
 Blue boxes are tokens read, green ones tokens produced, pale yellow ones states, yellow ones the
-attention (scores and softmax), grey ones affine maps and sums, purple ones recurrent updates.
+attention (scores and softmax), grey ones affine maps and sums, purple ones recurrent updates;
+yellow bars are attention weights, WEIGHT_HEIGHT inches for a weight of 1.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+import torch
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, Box, Diagram
+from coursekit.models.attention import masked_softmax
+from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, INK, PALETTE, Box, Diagram
 from coursekit.viz.shapes import Point
 
 TOKEN_SIZE = (0.92, 0.38)
@@ -264,4 +269,245 @@ def beam_search_figure() -> Figure:
         r"each step scores $k\,|V|$ candidates and keeps $k$: $O(k\,|V|\,T')$ for $T'$ words",
         fontsize=CAPTION_FONT_SIZE,
     )
+    return diagram.figure
+
+
+LOOKUP_SCORES = (1.0, 3.0, 1.5, 0.0)
+"""The scores e_j = k_j^T q of the key-value lookup's four keys (section 4.7): the query matches
+the second key best."""
+WEIGHT_HEIGHT = 0.6
+"""Height in inches of a bar of weight 1."""
+
+
+def softmax_weights(scores: Sequence[float], inside: Sequence[bool] | None = None) -> list[float]:
+    """alpha_j = softmax(e)_j over the positions ``inside`` (all when None), 0 outside: the
+    chapter's masked_softmax on a list."""
+    blocked = None if inside is None else ~torch.tensor(inside)
+    return masked_softmax(torch.tensor(scores), blocked).tolist()
+
+
+def weight_bars(
+    diagram: Diagram,
+    xs: Sequence[float],
+    base: float,
+    weights: Sequence[float],
+    width: float,
+    kind: str = "attention",
+) -> None:
+    """Bars of the attention weights standing on ``base``, WEIGHT_HEIGHT inches for a weight of 1,
+    filled with the colour of ``kind`` (a zero weight draws no bar)."""
+    for x, weight in zip(xs, weights, strict=True):
+        if weight > 0:
+            diagram.axes.add_patch(
+                Rectangle(
+                    (x - width / 2, base),
+                    width,
+                    weight * WEIGHT_HEIGHT,
+                    facecolor=PALETTE[kind],
+                    edgecolor=INK,
+                    linewidth=1.0,
+                    zorder=3,
+                )
+            )
+
+
+def lookup_panel(
+    diagram: Diagram, x: float, weights: Sequence[float], rule: str, result: tuple[str, str]
+) -> None:
+    """One lookup of the key-value figure, its four columns centred on ``x``: keys k_1..k_4
+    scored against the query q (e_j = k_j^T q), ``rule`` turning the scores into the weights
+    drawn as bars under the values v_1..v_4, and the ``result`` (text, caption) read from the
+    values whose weight is not 0."""
+    spacing = 0.62
+    xs = [x + spacing * (j - 1.5) for j in range(len(weights))]
+    wide = spacing * len(weights)
+    names_x = x - wide / 2 - 0.55
+    keys = [state(diagram, (column, 0.45), f"$k_{j + 1}$") for j, column in enumerate(xs)]
+    scores = diagram.box((x, 1.2), r"$e_j = k_j^\top q$", "attention", width=wide)
+    for key in keys:
+        diagram.arrow(key, (key.center[0], scores.port("bottom")[1]))
+    diagram.arrow(state(diagram, (names_x, 1.2), "$q$"), scores)
+    weighing = diagram.box((x, 1.85), rule, "attention", width=wide)
+    diagram.arrow(scores, weighing)
+    base = weighing.port("top")[1] + 0.08
+    weight_bars(diagram, xs, base, weights, width=0.3)
+    for column, weight in zip(xs, weights, strict=True):
+        diagram.label(
+            (column, base + weight * WEIGHT_HEIGHT + 0.03),
+            f"{weight:.2f}",
+            fontsize=CAPTION_FONT_SIZE,
+            va="bottom",
+        )
+    output = diagram.box((x, 3.9), result[0], "linear", caption=result[1], width=wide)
+    for j, (column, weight) in enumerate(zip(xs, weights, strict=True)):
+        kind = "state" if weight > 0 else "mask_allowed"
+        value = diagram.box(
+            (column, 3.2), f"$v_{j + 1}$", kind, width=STATE_SIZE[0], height=STATE_SIZE[1]
+        )
+        if weight > 0:
+            diagram.arrow(value, (column, output.port("bottom")[1]))
+    for y, name in ((0.45, "keys"), (base + 0.3, "weights\n$\\alpha_j$"), (3.2, "values")):
+        diagram.label((names_x, y), name, fontsize=CAPTION_FONT_SIZE, color=FRAME_INK)
+
+
+def key_value_lookup_figure() -> Figure:
+    """Attention as a soft key-value lookup (section 4.7): the query q scores the keys,
+    e_j = k_j^T q, alpha = softmax(e) weighs every value and the output is sum_j alpha_j v_j;
+    beside it the hard lookup, like a dictionary, returns exactly one value, v_{j*} with
+    j* = argmax_j k_j^T q, and gives the scores no gradient."""
+    diagram = Diagram(7.4, 4.75)
+    soft = softmax_weights(LOOKUP_SCORES)
+    chosen = max(range(len(LOOKUP_SCORES)), key=LOOKUP_SCORES.__getitem__)
+    hard = [float(j == chosen) for j in range(len(LOOKUP_SCORES))]
+    diagram.frame((0.1, 0.1), (3.65, 4.65), "soft lookup (attention)")
+    diagram.frame((3.75, 0.1), (7.3, 4.65), "hard lookup (a dictionary)")
+    lookup_panel(
+        diagram,
+        2.3,
+        soft,
+        r"$\alpha = \mathrm{softmax}(e)$",
+        (r"$\sum_j \alpha_j\, v_j$", f"mostly $v_{chosen + 1}$, some of each"),
+    )
+    lookup_panel(
+        diagram,
+        5.95,
+        hard,
+        r"$j^* = \arg\max_j\, e_j$",
+        (f"$v_{{j^*}} = v_{chosen + 1}$", "one value, no gradient"),
+    )
+    return diagram.figure
+
+
+LOCAL_SCORES = (0.2, 0.6, 0.3, 1.0, 1.4, 2.6, 1.1, 0.4, 0.1, 0.5, 0.3, 0.0)
+"""Content scores e_{t,j} = score(s_t, h_j) of one target step over a source of S = 12 words
+(section 4.11): the word to translate is at j = 6."""
+LOCAL_STEP = 4
+"""The target step t: local-m centres its window on p_t = t."""
+LOCAL_PREDICTED = 5.6
+"""The centre p_t = S sigmoid(v_p^T tanh(W_p s_t)) that local-p predicts at this step."""
+LOCAL_HALF_WIDTH = 2
+"""The window's half-width D."""
+POSITION_SPACING = 0.5
+
+
+def local_weights(centre: float | None, gaussian: bool = False) -> list[float]:
+    """alpha_{t,j} at the positions j = 1..S: the softmax of LOCAL_SCORES over the window
+    |j - p_t| <= D around ``centre`` (over every position when None), times
+    exp(-(j - p_t)^2 / (2 sigma^2)), sigma = D/2, when ``gaussian`` (local-p)."""
+    positions = range(1, len(LOCAL_SCORES) + 1)
+    if centre is None:
+        return softmax_weights(LOCAL_SCORES)
+    inside = [abs(j - centre) <= LOCAL_HALF_WIDTH for j in positions]
+    weights = softmax_weights(LOCAL_SCORES, inside)
+    if not gaussian:
+        return weights
+    return [
+        weight * gaussian_factor(j, centre) for j, weight in zip(positions, weights, strict=True)
+    ]
+
+
+def gaussian_factor(position: float, centre: float) -> float:
+    """exp(-(j - p_t)^2 / (2 sigma^2)) with sigma = D/2: local-p's preference for its centre."""
+    sigma = LOCAL_HALF_WIDTH / 2
+    return math.exp(-((position - centre) ** 2) / (2 * sigma**2))
+
+
+def position_x(position: float) -> float:
+    """Where source position j (counted from 1) sits on the page."""
+    return 1.35 + POSITION_SPACING * (position - 1)
+
+
+def window_bracket(diagram: Diagram, centre: float, base: float) -> None:
+    """The window [p_t - D, p_t + D] as a bracket under the row at ``base``, its ends and its
+    centre p_t marked and named."""
+    y = base - 0.1
+    ends = (centre - LOCAL_HALF_WIDTH, centre, centre + LOCAL_HALF_WIDTH)
+    names = ("$p_t - D$", "$p_t$", "$p_t + D$")
+    diagram.arrow((position_x(ends[0]), y), (position_x(ends[-1]), y), head=False)
+    for end, name in zip(ends, names, strict=True):
+        diagram.arrow((position_x(end), y + 0.07), (position_x(end), y - 0.07), head=False)
+        diagram.label((position_x(end), y - 0.1), name, fontsize=CAPTION_FONT_SIZE, va="top")
+
+
+def local_row(
+    diagram: Diagram, base: float, header: str, weights: Sequence[float], centre: float | None
+) -> None:
+    """One variant of the local-attention figure: its ``header`` (name and equation), a baseline
+    over the positions 1..S with the weights as bars, the window's bracket around ``centre``
+    (if any) and the weights' sum at the right."""
+    xs = [position_x(j) for j in range(1, len(weights) + 1)]
+    diagram.arrow(
+        (xs[0] - 0.25, base), (xs[-1] + 0.25, base), head=False, color=FRAME_INK, linewidth=0.8
+    )
+    weight_bars(diagram, xs, base, weights, width=0.3)
+    if centre is not None:
+        window_bracket(diagram, centre, base)
+    diagram.label((0.15, base + 0.72), header, ha="left")
+    diagram.label(
+        (7.3, base + 0.45),
+        f"weights sum to {sum(weights):.2f}",
+        fontsize=CAPTION_FONT_SIZE,
+        ha="right",
+    )
+
+
+def local_attention_figure() -> Figure:
+    """Hard, soft and local attention over one source of S = 12 positions at step t = 4
+    (section 4.11; Luong et al. 2015): soft attention weighs every h_j; local-m takes the
+    softmax over the window |j - p_t| <= D around p_t = t; local-p predicts
+    p_t = S sigmoid(v_p^T tanh(W_p s_t)) and multiplies the window's softmax by the Gaussian
+    exp(-(j - p_t)^2 / (2 sigma^2)), sigma = D/2, so its weights sum to less than 1; hard
+    attention reads the one position j* = argmax_j alpha_{t,j}."""
+    diagram = Diagram(7.4, 5.0)
+    soft = local_weights(None)
+    chosen = max(range(len(soft)), key=soft.__getitem__)
+    hard = [float(j == chosen) for j in range(len(soft))]
+    d, local_p = LOCAL_HALF_WIDTH, 1.92
+    local_row(
+        diagram, 4.1, r"soft: $\alpha_{t,j} = \mathrm{softmax}(e_t)_j$ at every $j$", soft, None
+    )
+    local_row(
+        diagram,
+        3.2,
+        rf"local-m: $p_t = t = {LOCAL_STEP}$, the softmax inside $|j - p_t| \leq D = {d}$",
+        local_weights(LOCAL_STEP),
+        LOCAL_STEP,
+    )
+    window = local_weights(LOCAL_PREDICTED)
+    xs = [position_x(j) for j in range(1, len(window) + 1)]
+    weight_bars(diagram, xs, local_p, window, width=0.3, kind="mask_allowed")
+    local_row(
+        diagram,
+        local_p,
+        rf"local-p: $p_t = S\,\sigma(v_p^\top \tanh(W_p\, s_t)) = {LOCAL_PREDICTED}$, "
+        "the softmax (white) times a Gaussian (dashed)",
+        local_weights(LOCAL_PREDICTED, gaussian=True),
+        LOCAL_PREDICTED,
+    )
+    curve = [LOCAL_PREDICTED - d + k * d / 20 for k in range(41)]
+    diagram.axes.plot(
+        [position_x(j) for j in curve],
+        [local_p + WEIGHT_HEIGHT * gaussian_factor(j, LOCAL_PREDICTED) for j in curve],
+        color=INK,
+        linewidth=1.0,
+        linestyle=(0, (4, 2.5)),
+        zorder=4,
+    )
+    diagram.label(
+        (0.15, local_p + 0.33),
+        r"$\exp(-(j - p_t)^2 / 2\sigma^2)$, $\sigma = D/2$",
+        fontsize=CAPTION_FONT_SIZE,
+        ha="left",
+    )
+    local_row(
+        diagram,
+        0.65,
+        rf"hard: $c_t = h_{{j^*}}$, $j^* = \arg\max_j\, \alpha_{{t,j}} = {chosen + 1}$: "
+        "no gradient",
+        hard,
+        None,
+    )
+    for j in range(1, len(soft) + 1):
+        diagram.label((position_x(j), 0.35), str(j), fontsize=CAPTION_FONT_SIZE)
+    diagram.label((0.15, 0.35), "position $j$", fontsize=CAPTION_FONT_SIZE, ha="left")
     return diagram.figure

@@ -76,6 +76,16 @@ PROMISED_LABELS = {
         r"\mathrm{softmax}(W_y\,\tilde{s}_t)", r"[E\,y_{t-1}; \tilde{s}_{t-1}]", "values",
         "is fed to step",
     ],
+    "key-value-lookup": [
+        "soft lookup", "hard lookup (a dictionary)", "$q$", "$k_1$", "$k_4$", "$v_4$",
+        r"$e_j = k_j^\top q$", r"\mathrm{softmax}(e)", r"\arg\max_j", r"\sum_j \alpha_j\, v_j",
+        "$v_{j^*} = v_2$", "0.71", "1.00", "no gradient",
+    ],
+    "local-attention": [
+        "soft:", "local-m: $p_t = t = 4$", r"|j - p_t| \leq D = 2",
+        r"\sigma(v_p^\top \tanh(W_p\, s_t))", r"(j - p_t)^2 / 2\sigma^2", r"\sigma = D/2",
+        "$p_t - D$", "$p_t + D$", r"c_t = h_{j^*}", "weights sum to 1.00", "position $j$", "12",
+    ],
     "pointer-network": [
         "$e_1$", "$d_4$", "start", "7", "3", "9", "5", r"W_1 e_j + W_2 d_i", "points at an input",
     ],

@@ -1,7 +1,9 @@
 """The diagrams of Chapter 4 (coursekit.viz.seq2seq) draw what the models compute: the thought
 vector is the only path from the encoder to the decoder, Bahdanau's step scores with s_{t-1}
-before the update and Luong's with s_t after it, and the pointer network points at the inputs
-in sorted order. (tests/viz/test_diagrams.py checks their size, type and labels.)
+before the update and Luong's with s_t after it, the pointer network points at the inputs
+in sorted order, the soft lookup reads every value and the hard one exactly one, and the local
+weights drawn are what LocalAttention computes. (tests/viz/test_diagrams.py checks their size,
+type and labels.)
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from coursekit.generate import beam_search
+from coursekit.models.attention import Attention
+from coursekit.models.local_attention import LocalAttention
 from coursekit.viz.diagrams import FIGURES
 from coursekit.viz.drawing import INK, PALETTE
 from coursekit.viz.inspection import DrawnArrow, drawn_arrows, drawn_nodes
@@ -20,10 +24,18 @@ from coursekit.viz.seq2seq import (
     BEAM_FIRST,
     BEAM_NEXT,
     BEAM_SIZE,
+    LOCAL_HALF_WIDTH,
+    LOCAL_PREDICTED,
+    LOCAL_SCORES,
+    LOCAL_STEP,
+    LOOKUP_SCORES,
     POINTER_INPUTS,
     bahdanau_figure,
     beam_search_figure,
     encoder_decoder_figure,
+    key_value_lookup_figure,
+    local_attention_figure,
+    local_weights,
     luong_figure,
     pointer_figure,
 )
@@ -34,6 +46,8 @@ CHAPTER_FIGURES = {
     "luong-attention": luong_figure,
     "pointer-network": pointer_figure,
     "beam-search": beam_search_figure,
+    "key-value-lookup": key_value_lookup_figure,
+    "local-attention": local_attention_figure,
 }
 
 
@@ -158,3 +172,68 @@ def test_the_beam_tree_keeps_what_beam_search_keeps_and_ends_where_it_ends(figur
         text.startswith(f"best:\n{shown}\nP = {torch.tensor(best.score).exp():.2f}")
         for text in texts
     )
+
+
+def texts_of(figure: Figure) -> list[str]:
+    return [text.get_text() for text in figure.findobj(Text) if text.get_text()]
+
+
+def test_the_lookups_weigh_every_value_or_return_exactly_one(figures: dict[str, Figure]) -> None:
+    figure = figures["key-value-lookup"]
+    soft = torch.softmax(torch.tensor(LOOKUP_SCORES), dim=0)
+    shown = [f"{weight:.2f}" for weight in soft.tolist()]
+    best = int(torch.tensor(LOOKUP_SCORES).argmax())
+    hard = ["1.00" if j == best else "0.00" for j in range(len(LOOKUP_SCORES))]
+    assert texts_of(figure).count("0.00") == hard.count("0.00")
+    assert set(shown) | {"1.00", "0.00"} <= set(texts_of(figure))
+    feeds = node_feeds(figure)
+    into_soft = {a for a, b in feeds if "sum_j" in b}
+    into_hard = {a for a, b in feeds if "v_{j^*}" in b}
+    assert into_soft == {f"$v_{j}$" for j in range(1, 5)}
+    assert into_hard == {f"$v_{best + 1}$"}
+
+
+class FixedScores(Attention):
+    """A content score that returns LOCAL_SCORES for every query: the figure's e_{t,j}."""
+
+    def score(self, queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        return torch.tensor(LOCAL_SCORES).expand(queries.shape[0], queries.shape[1], -1)
+
+
+class FixedCentre(LocalAttention):
+    """Local-p with the figure's predicted centre (0-based) in place of the learned one."""
+
+    def window_centres(
+        self, queries: torch.Tensor, lengths: torch.Tensor, steps: torch.Tensor | None
+    ) -> torch.Tensor:
+        return torch.full(queries.shape[:2], LOCAL_PREDICTED - 1.0)
+
+
+def production_weights(module: LocalAttention, step: int | None = None) -> list[float]:
+    source = len(LOCAL_SCORES)
+    keys = torch.zeros(1, source, 1)
+    _, weights = module(torch.zeros(1, 1), keys, keys, step=step)
+    return weights.reshape(-1).tolist()
+
+
+def test_the_local_weights_are_what_local_attention_computes() -> None:
+    monotonic = LocalAttention(FixedScores(), LOCAL_HALF_WIDTH)
+    assert local_weights(LOCAL_STEP) == pytest.approx(
+        production_weights(monotonic, step=LOCAL_STEP - 1)  # positions count from 0 there
+    )
+    predictive = FixedCentre(FixedScores(), LOCAL_HALF_WIDTH, "predictive", 1, 1)
+    assert local_weights(LOCAL_PREDICTED, gaussian=True) == pytest.approx(
+        production_weights(predictive)
+    )
+    assert sum(local_weights(LOCAL_PREDICTED, gaussian=True)) < 1 - 0.1
+
+
+def test_the_local_figure_prints_each_variants_sum(figures: dict[str, Figure]) -> None:
+    sums = [
+        f"weights sum to {sum(weights):.2f}"
+        for weights in (local_weights(None), local_weights(LOCAL_STEP))
+    ]
+    local_p = f"weights sum to {sum(local_weights(LOCAL_PREDICTED, gaussian=True)):.2f}"
+    texts = texts_of(figures["local-attention"])
+    assert sums == ["weights sum to 1.00"] * 2 and local_p in texts
+    assert texts.count("weights sum to 1.00") == 3, "soft, local-m and hard"
