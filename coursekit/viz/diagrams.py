@@ -32,6 +32,8 @@ from coursekit.viz.seq2seq import (
 )
 from coursekit.viz.transformer import (
     attention_masks_figure,
+    classifier_figure,
+    decoder_only_figure,
     multi_head_figure,
     residual_connections_figure,
     scaled_dot_product_figure,
@@ -39,6 +41,7 @@ from coursekit.viz.transformer import (
 )
 from coursekit.viz.transformer_xl import (
     relative_attention_figure,
+    relative_shift_figure,
     segment_recurrence_figure,
     two_stream_figure,
 )
@@ -60,8 +63,11 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "transformer": transformer_figure,
     "attention-masks": attention_masks_figure,
     "residual-connections": residual_connections_figure,
+    "transformer-classifier": classifier_figure,
+    "decoder-only-lm": decoder_only_figure,
     "segment-recurrence": segment_recurrence_figure,
     "relative-attention": relative_attention_figure,
+    "relative-shift": relative_shift_figure,
     "two-stream": two_stream_figure,
     "bert-input": bert_input_figure,
     "bert-pretraining": bert_pretraining_figure,

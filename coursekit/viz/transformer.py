@@ -1,6 +1,7 @@
 """Diagrams of the Transformer (Chapter 5, Transformers): scaled dot-product attention,
-multi-head attention, the encoder-decoder architecture, the masks of its attentions, and the
-post-norm and pre-norm residual connections.
+multi-head attention, the encoder-decoder architecture, the masks of its attentions, the
+post-norm and pre-norm residual connections, the classifier's max-pooling, and the decoder-only
+language model with its key-value cache.
 
 Yellow boxes attend, blue ones are the position-wise feed-forward network, pale yellow ones
 normalise, grey ones are affine maps without a nonlinearity, green-blue ones embed tokens; a
@@ -9,6 +10,8 @@ attend and a grey one a key it may not.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
@@ -250,4 +253,238 @@ def residual_connections_figure() -> Figure:
     diagram = Diagram(6.2, 4.75)
     residual_column(diagram, 2.0, "post-norm (the paper)", norm_first=False)
     residual_column(diagram, 5.0, "pre-norm", norm_first=True)
+    return diagram.figure
+
+
+def cell_grid(
+    diagram: Diagram,
+    upper_left: Point,
+    texts: Sequence[Sequence[str]],
+    kinds: Sequence[Sequence[str]],
+    cell: tuple[float, float],
+) -> list[list[Box]]:
+    """A table of touching cells from ``upper_left``, row 0 on top: cell (r, c) shows
+    ``texts[r][c]`` on the palette colour ``kinds[r][c]``; ``cell`` is (width, height) in
+    inches (Chapters 5 and 7)."""
+    width, height = cell
+    x0, top = upper_left
+    return [
+        [
+            diagram.box(
+                (x0 + (c + 0.5) * width, top - (r + 0.5) * height),
+                text,
+                kind,
+                width=width,
+                height=height,
+                fontsize=CAPTION_FONT_SIZE,
+            )
+            for c, (text, kind) in enumerate(zip(row_texts, row_kinds, strict=True))
+        ]
+        for r, (row_texts, row_kinds) in enumerate(zip(texts, kinds, strict=True))
+    ]
+
+
+CACHE_CELL = (0.62, 0.36)
+"""Width and height (inches) of one cached key or value in the key-value cache figure."""
+
+
+def decoder_stack_column(diagram: Diagram, x: float) -> None:
+    """The decoder-only language model read bottom to top (Chapter 5): x_1..x_t embedded with
+    positions, N pre-norm blocks of causal self-attention and feed-forward, a final LayerNorm and
+    softmax(h W_out + b_out), the distribution of x_{t+1}."""
+    tokens = ("$x_1$", "$x_2$", r"$\cdots$", "$x_t$")
+    embedding = diagram.box(
+        (x, 0.95), r"$\sqrt{d}\,E[x_i] + P(i)$", "embedding", caption="embedding + positions",
+        width=2.7,
+    )  # fmt: skip
+    for k, token in enumerate(tokens):
+        token_x = x - 0.96 + 0.64 * k
+        diagram.label((token_x, 0.17), token)
+        if token != r"$\cdots$":
+            diagram.arrow((token_x, 0.32), (token_x, embedding.port("bottom")[1]))
+    attention = diagram.box(
+        (x, 1.95), "causal self-attention", "attention", caption="position $i$ sees $1..i$",
+        width=2.5,
+    )  # fmt: skip
+    feed_forward = diagram.box(
+        (x, 2.85), "feed forward", "feed_forward", caption="position-wise", width=2.5
+    )
+    diagram.frame((x - 1.45, 1.48), (x + 1.45, 3.38))
+    diagram.label((x - 1.5, 2.4), "N ×", ha="right")
+    diagram.label(
+        (x, 3.42), "pre-norm blocks, each sublayer in a residual", fontsize=CAPTION_FONT_SIZE,
+        color=FRAME_INK, va="bottom",
+    )  # fmt: skip
+    norm = diagram.box((x, 4.1), "LayerNorm", "normalization", width=2.5)
+    output = diagram.box((x, 4.75), r"softmax$(h\,W_{out} + b_{out})$", "output", width=2.5)
+    diagram.arrow(embedding, attention)
+    diagram.arrow(attention, feed_forward)
+    diagram.arrow(feed_forward, norm)
+    diagram.arrow(norm, output)
+    diagram.arrow(output, (x, 5.35))
+    diagram.label((x + 0.1, 5.3), r"$P(x_{t+1} \mid x_1, \ldots, x_t)$", ha="left")
+
+
+def cached_step_column(diagram: Diagram, left: float) -> None:
+    """One layer of one generation step with the key-value cache (Chapter 5): the new token x_t
+    computes q_t = x_t W^Q, and its key and value are appended to the cache,
+    K = [K_past; x_t W^K], V = [V_past; x_t W^V]; q_t attends over all t keys, and the earlier
+    positions' keys and values are read from the cache, not recomputed."""
+    query_x, key_x = left + 0.4, left + 1.2
+    value_x = key_x + CACHE_CELL[0]
+    projections = [
+        diagram.box((x, 1.0), f"$W^{name}$", "linear", width=0.58)
+        for x, name in ((query_x, "Q"), (key_x, "K"), (value_x, "V"))
+    ]
+    diagram.label((left + 0.05, 0.17), "$x_t$ (new)", ha="left")
+    bus = diagram.junction((query_x, 0.5))
+    diagram.arrow((query_x, 0.32), bus, head=False)
+    diagram.arrow(bus, projections[0])
+    for projection in projections[1:]:
+        diagram.arrow(bus, projection, via=[(projection.center[0], bus[1])])
+    names = ("1", "2", r"\vdots", "t-1", "t")
+    texts = [
+        [(f"${letter}_{{{name}}}$" if name != r"\vdots" else f"${name}$") for letter in "kv"]
+        for name in names
+    ]
+    kinds = [["linear", "linear"]] * (len(names) - 1) + [["state", "state"]]
+    top = 3.85
+    cells = cell_grid(diagram, (key_x - CACHE_CELL[0] / 2, top), texts, kinds, CACHE_CELL)
+    new_keys, new_values = cells[-1]
+    diagram.arrow(projections[1], new_keys, label="append", label_side="left", label_at=0.45)
+    diagram.arrow(projections[2], new_values)
+    cache_bottom = top - 4 * CACHE_CELL[1]
+    diagram.frame((key_x - 0.38, cache_bottom - 0.04), (value_x + 0.38, top + 0.04))
+    diagram.label(
+        (value_x + 0.45, top - 0.2), "cache:\n$K_{past}$, $V_{past}$\nof $x_1..x_{t-1}$,\n"
+        "kept, not\nrecomputed", fontsize=CAPTION_FONT_SIZE, ha="left", va="top",
+    )  # fmt: skip
+    diagram.label(
+        (value_x + 0.45, new_keys.center[1]), "+ own key\nand value", fontsize=CAPTION_FONT_SIZE,
+        ha="left",
+    )  # fmt: skip
+    attend = diagram.box(
+        ((query_x + value_x) / 2 + 0.1, 4.6), r"softmax$(q_t K^{\top} / \sqrt{d_k})\, V$",
+        "attention", caption="one query over $t$ keys", width=2.6,
+    )  # fmt: skip
+    diagram.arrow(projections[0], (query_x, attend.port("bottom")[1]), label="$q_t$",
+                  label_side="left", label_at=0.5)  # fmt: skip
+    for x in (key_x, value_x):
+        diagram.arrow((x, top), (x, attend.port("bottom")[1]))
+    diagram.arrow(attend, (attend.center[0], 5.35))
+    diagram.label(
+        (attend.center[0] + 0.1, 5.3), "feed forward, next layer", fontsize=CAPTION_FONT_SIZE,
+        ha="left",
+    )  # fmt: skip
+
+
+def decoder_only_figure() -> Figure:
+    """A decoder-only language model (Chapter 5, §5.10): on the left the stack that reads
+    x_1..x_t under a causal mask and predicts x_{t+1}; on the right one layer of a cached
+    generation step, where x_t's query attends over the cached K_past, V_past of x_1..x_{t-1}
+    plus its own key and value, which are appended to the cache (K = [K_past; x_t W^K])."""
+    diagram = Diagram(7.5, 5.95)
+    diagram.label((1.95, 5.85), r"reading $x_1, \ldots, x_t$", va="top")
+    decoder_stack_column(diagram, 1.95)
+    diagram.arrow((3.85, 0.1), (3.85, 5.85), head=False, color=FRAME_INK, linewidth=0.8)
+    diagram.label((5.6, 5.85), "one cached step, one layer", va="top")
+    cached_step_column(diagram, 4.05)
+    return diagram.figure
+
+
+POOLED_STATES = (
+    (0.2, 0.9, -0.3, 1.5, 1.3),
+    (-0.6, 0.7, 0.3, 0.9, 1.0),
+    (1.1, -0.2, 0.5, 0.2, 0.1),
+)
+"""An example of the encoder's output H for max-pooling: one row per feature k, one column per
+position t, the last two columns padding (their numbers are never taken)."""
+REAL_POSITIONS = 3
+
+
+def classifier_stack_column(diagram: Diagram, x: float) -> None:
+    """The transformer classifier read bottom to top (Chapter 5, §5.9): the tokens embedded as
+    sqrt(d) E[x_t] + P(t), N encoder layers under a padding mask, max-pooling over the real
+    positions, dropout and a linear layer to the class logits."""
+    tokens = ("$x_1$", r"$\cdots$", "$x_n$", "<pad>")
+    embedding = diagram.box(
+        (x, 0.95), r"$\sqrt{d}\,E[x_t] + P(t)$", "embedding",
+        caption="learned positions (or sinusoidal)", width=2.9,
+    )  # fmt: skip
+    for k, token in enumerate(tokens):
+        token_x = x - 0.95 + 0.63 * k
+        diagram.label((token_x, 0.17), token, fontsize=CAPTION_FONT_SIZE)
+        if token != r"$\cdots$":
+            diagram.arrow((token_x, 0.32), (token_x, embedding.port("bottom")[1]))
+    encoder = diagram.box(
+        (x, 2.05), "encoder layer", "attention", caption="self-attention + feed forward",
+        width=2.6,
+    )  # fmt: skip
+    diagram.frame((x - 1.5, 1.6), (x + 1.5, 2.55))
+    diagram.label((x - 1.55, 2.05), "N ×", ha="right")
+    diagram.label(
+        (x, 2.59), "no position attends to the padding", fontsize=CAPTION_FONT_SIZE,
+        color=FRAME_INK, va="bottom",
+    )  # fmt: skip
+    pool = diagram.box(
+        (x, 3.5), r"$v_k = \max_{t \leq n} H[t, k]$", "pointwise",
+        caption="max-pooling over time", width=2.6,
+    )  # fmt: skip
+    output = diagram.box(
+        (x, 4.4), r"$W\,v + b$", "linear", caption="linear (after dropout)", width=2.6
+    )
+    diagram.arrow(embedding, encoder)
+    diagram.arrow(encoder, pool, label="$H$", label_side="left", label_at=0.8)
+    diagram.arrow(pool, output, label="$v$", label_side="left")
+    diagram.arrow(output, (x, 5.0))
+    diagram.label((x + 0.1, 4.95), "class logits", fontsize=CAPTION_FONT_SIZE, ha="left")
+
+
+def max_pool_example(diagram: Diagram, left: float, top: float) -> None:
+    """POOLED_STATES as a table, rows the features k and columns the positions t, the padding
+    grey and each row's largest real value marked, beside the pooled vector v (Chapter 5)."""
+    cell = (0.45, 0.36)
+    maxima = [max(row[:REAL_POSITIONS]) for row in POOLED_STATES]
+    texts = [[f"{value:.1f}" for value in row] for row in POOLED_STATES]
+    kinds = [
+        [
+            "mask_blocked" if t >= REAL_POSITIONS else
+            "attention" if value == best else "mask_allowed"
+            for t, value in enumerate(row)
+        ]
+        for row, best in zip(POOLED_STATES, maxima, strict=True)
+    ]  # fmt: skip
+    columns = len(POOLED_STATES[0])
+    cell_grid(diagram, (left, top), texts, kinds, cell)
+    for t in range(columns):
+        name = f"${t + 1}$" if t < REAL_POSITIONS else "pad"
+        diagram.label((left + (t + 0.5) * cell[0], top + 0.05), name, fontsize=CAPTION_FONT_SIZE,
+                      va="bottom")  # fmt: skip
+    for k in range(len(POOLED_STATES)):
+        diagram.label((left - 0.05, top - (k + 0.5) * cell[1]), f"$k = {k + 1}$", ha="right",
+                      fontsize=CAPTION_FONT_SIZE)  # fmt: skip
+    diagram.label((left + columns * cell[0] / 2, top + 0.35), "$H$: feature $k$ (rows), position $t$",
+                  fontsize=CAPTION_FONT_SIZE, va="bottom")  # fmt: skip
+    pooled_left = left + columns * cell[0] + 0.35
+    rows = len(POOLED_STATES)
+    cell_grid(diagram, (pooled_left, top), [[f"{m:.1f}"] for m in maxima],
+              [["state"]] * rows, cell)  # fmt: skip
+    middle = top - rows * cell[1] / 2
+    diagram.arrow((pooled_left - 0.3, middle), (pooled_left - 0.05, middle))
+    diagram.label((pooled_left + cell[0] / 2, top + 0.05), "$v$", va="bottom")
+    diagram.label(
+        (left + columns * cell[0] / 2, top - rows * cell[1] - 0.1),
+        "$v$ keeps each row's largest real value;\nthe padding (grey) never wins",
+        fontsize=CAPTION_FONT_SIZE, va="top",
+    )  # fmt: skip
+
+
+def classifier_figure() -> Figure:
+    """``TransformerClassifier`` (Chapter 5, §5.9): H = Encoder(Dropout(sqrt(d) E[x] + P)),
+    v_k = max_{t <= n} H[t, k] over the real positions, logits = W v + b; beside it, the
+    max-pooling on a small example where padding holds the largest number and is skipped."""
+    diagram = Diagram(7.5, 5.15)
+    classifier_stack_column(diagram, 1.95)
+    diagram.arrow((3.85, 0.1), (3.85, 5.05), head=False, color=FRAME_INK, linewidth=0.8)
+    max_pool_example(diagram, 4.4, 3.3)
     return diagram.figure

@@ -1,6 +1,6 @@
 """Diagrams of Chapter 7, Transformer-XL and XLNet: segment-level recurrence against the vanilla
-model's independent segments, the relative attention layer of Transformer-XL, and XLNet's two
-attention streams with the masks of one factorization order.
+model's independent segments, the relative attention layer of Transformer-XL and its relative
+shift, and XLNet's two attention streams with the masks of one factorization order.
 
 Circles are states (blue: tokens, yellow: hidden states, grey: cached states that get no
 gradient); boxes are learned maps (grey), attention (yellow) and the feed-forward sublayer
@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, Diagram
 from coursekit.viz.shapes import Box, Operation
+from coursekit.viz.transformer import cell_grid
 
 NODE_RADIUS = 0.085
 THIN_LINE = 0.6
@@ -208,4 +209,99 @@ def two_stream_figure() -> Figure:
         "row: the query $x_i$; column: the key $x_j$\nwhite: $x_i$ may attend to $x_j$",
         fontsize=CAPTION_FONT_SIZE,
     )
+    return diagram.figure
+
+
+SHIFT_QUERIES, SHIFT_MEMORY = 3, 2
+"""The small case Chapter 7 prints for the relative shift: Q = 3 queries after M = 2 memories."""
+SHIFT_CELL = (0.44, 0.34)
+QUERY_KINDS = ("input", "state", "output")
+"""One fill per query row, so that the reshapes show where each row's numbers go."""
+PAD = "0"
+
+
+def shift_tables(queries: int, memory: int) -> list[list[list[str]]]:
+    """The four tables of the relative shift (Chapter 7), each entry ``"i,d"`` (query i's score
+    against distance d) or PAD: the [Q, K] table by distance K-1..0; padded with a zero column;
+    read as [K + 1, Q]; the last rows read back as [Q, K], where entry (i, j) is
+    table[i, Q - 1 - i + j], the distance i + M - j when j <= i + M."""
+    keys = queries + memory
+    table = [[f"{i},{keys - 1 - c}" for c in range(keys)] for i in range(queries)]
+    padded = [[PAD, *row] for row in table]
+    flat = [entry for row in padded for entry in row]
+    reread = [flat[r * queries : (r + 1) * queries] for r in range(keys + 1)]
+    rest = flat[queries:]
+    shifted = [rest[i * keys : (i + 1) * keys] for i in range(queries)]
+    return [table, padded, reread, shifted]
+
+
+def entry_kind(entry: str, future: bool = False) -> str:
+    """The fill of one entry: its query's colour, white for the padded zero, grey when the mask
+    hides it (a future key) or the shift drops it."""
+    if future:
+        return "mask_blocked"
+    return "mask_allowed" if entry == PAD else QUERY_KINDS[int(entry.split(",")[0])]
+
+
+def query_labels(diagram: Diagram, right: float, top: float, rows: int) -> None:
+    """Name the rows ``i = 0, 1, ...`` of a table of SHIFT_CELL cells, left of ``right``."""
+    for i in range(rows):
+        diagram.label((right, top - (i + 0.5) * SHIFT_CELL[1]), f"$i = {i}$", ha="right",
+                      fontsize=CAPTION_FONT_SIZE)  # fmt: skip
+
+
+def relative_shift_figure() -> Figure:
+    """Transformer-XL's relative shift on Chapter 7's small case (Q = 3, M = 2, K = 5): the
+    [Q, K] scores by distance, a zero column padded in front, the [Q, K + 1] numbers read as
+    [K + 1, Q] with the first row dropped, and the rest read back as [Q, K]: row i moves
+    Q - 1 - i columns, so that entry (i, j) is the score of distance i + M - j; the entries of
+    future keys (j > i + M) hold the pad or the next row's numbers, and the causal mask hides
+    them."""
+    diagram = Diagram(7.5, 4.7)
+    table, padded, reread, shifted = shift_tables(SHIFT_QUERIES, SHIFT_MEMORY)
+    width, height = SHIFT_CELL
+    keys = SHIFT_QUERIES + SHIFT_MEMORY
+    diagram.label((3.75, 4.65), 'entry "i,d": the score of query $i$ against distance $d$',
+                  fontsize=CAPTION_FONT_SIZE, va="top")  # fmt: skip
+    top, table_left, padded_left = 3.95, 0.75, 4.35
+    for left, entries, title in (
+        (table_left, table, "[Q, K], by distance $K-1, \\ldots, 0$"),
+        (padded_left, padded, "[Q, K + 1]: a zero column in front"),
+    ):
+        kinds = [[entry_kind(entry) for entry in row] for row in entries]
+        cell_grid(diagram, (left, top), entries, kinds, SHIFT_CELL)
+        query_labels(diagram, left - 0.05, top, SHIFT_QUERIES)
+        diagram.label((left + len(entries[0]) * width / 2, top + 0.05), title,
+                      fontsize=CAPTION_FONT_SIZE, va="bottom")  # fmt: skip
+    middle = top - 1.5 * height
+    diagram.arrow((table_left + keys * width + 0.1, middle), (padded_left - 0.55, middle),
+                  label="pad", label_side="top")  # fmt: skip
+    reread_left, reread_top = padded_left + 1.5 * width, 2.4
+    kinds = [[entry_kind(entry, r == 0) for entry in row] for r, row in enumerate(reread)]
+    cell_grid(diagram, (reread_left, reread_top), reread, kinds, SHIFT_CELL)
+    diagram.label((reread_left - 0.08, reread_top - 0.5 * height), "dropped", ha="right",
+                  fontsize=CAPTION_FONT_SIZE)  # fmt: skip
+    reread_x = reread_left + 1.5 * width
+    diagram.arrow((reread_x, top - 3 * height - 0.05), (reread_x, reread_top + 0.05),
+                  label="read as [K + 1, Q]", label_side="right")  # fmt: skip
+    shifted_left, shifted_top = table_left, reread_top - height
+    future = [[j > i + SHIFT_MEMORY for j in range(keys)] for i in range(SHIFT_QUERIES)]
+    kinds = [
+        [entry_kind(entry, hidden) for entry, hidden in zip(row, hidden_row, strict=True)]
+        for row, hidden_row in zip(shifted, future, strict=True)
+    ]
+    cell_grid(diagram, (shifted_left, shifted_top), shifted, kinds, SHIFT_CELL)
+    query_labels(diagram, shifted_left - 0.05, shifted_top, SHIFT_QUERIES)
+    middle = shifted_top - 1.5 * height
+    diagram.arrow((reread_left - 0.1, middle), (shifted_left + keys * width + 0.1, middle),
+                  label="rows 1..K\nread back\nas [Q, K]", label_side="bottom")  # fmt: skip
+    for j in range(keys):
+        diagram.label((shifted_left + (j + 0.5) * width, shifted_top + 0.05), f"$j = {j}$",
+                      fontsize=CAPTION_FONT_SIZE, va="bottom")  # fmt: skip
+    diagram.label((shifted_left + keys * width / 2, shifted_top + 0.32),
+                  "entry $(i, j)$ = entry $(i, Q-1-i+j)$ of [Q, K]", fontsize=CAPTION_FONT_SIZE,
+                  va="bottom")  # fmt: skip
+    diagram.label((shifted_left + keys * width / 2, shifted_top - 3 * height - 0.1),
+                  "under key $j$: distance $d = i + M - j$;\ngrey: future keys $j > i + M$,\n"
+                  "hidden by the causal mask", fontsize=CAPTION_FONT_SIZE, va="top")  # fmt: skip
     return diagram.figure

@@ -110,6 +110,17 @@ PROMISED_LABELS = {
         "post-norm (the paper)", "pre-norm", "LayerNorm", "sublayer S", "dropout", "identity",
         SUM, "$x$",
     ],
+    "transformer-classifier": [
+        r"$\sqrt{d}\,E[x_t] + P(t)$", "encoder layer", "N ×", "no position attends to the padding",
+        r"\max_{t \leq n} H[t, k]", "max-pooling over time", r"$W\,v + b$", "class logits", "<pad>",
+        "pad", "the padding (grey) never wins",
+    ],
+    "decoder-only-lm": [
+        r"E[x_i] + P(i)", "causal self-attention", "N ×", "LayerNorm", r"softmax$(h\,W_{out}",
+        r"$P(x_{t+1} \mid x_1, \ldots, x_t)$", "$W^Q$", "$W^K$", "$W^V$", "$q_t$", "$k_{t-1}$",
+        "$v_{t}$", "$K_{past}$", "not\nrecomputed", "append", r"softmax$(q_t K^{\top}",
+        "one query over $t$ keys",
+    ],
     "segment-recurrence": [
         "vanilla: each segment alone", "Transformer-XL: segment + memory", "memory (SG)",
         r"segment $\tau$", r"segment $\tau+1$", "$x$", "$h^1$", "$h^2$",
@@ -118,6 +129,10 @@ PROMISED_LABELS = {
         r"$\mathrm{SG}(m^{n-1})$", "$h^{n-1}$", "$R_{i-j}$", r"$\tilde{h} = [\mathrm{SG}(m) \circ h]$",
         "$W_q$", "$W_{k,E}$", "$W_v$", "$W_{k,R}$", r"(q_i + u)^\top k_j", r"(q_i + v)^\top r_{i-j}",
         "relative shift", "softmax", "LayerNorm", "$h^{n}$",
+    ],
+    "relative-shift": [
+        '"i,d"', "[Q, K], by distance", "[Q, K + 1]", "read as [K + 1, Q]", "dropped", "0,4", "2,0",
+        "$(i, Q-1-i+j)$ of [Q, K]", "$d = i + M - j$", "future keys $j > i + M$", "$j = 4$", "$i = 2$",
     ],
     "two-stream": [
         "$h^{(m-1)}$", "$g^{(m-1)}$", "content mask", "query mask", "content stream",

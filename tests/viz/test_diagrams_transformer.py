@@ -1,7 +1,9 @@
 """The diagrams of Chapter 5 wire their nodes as the equations say: attention's steps in order,
 every head's projections into the attention, each Transformer sublayer into its Add & Norm with
 a residual path, the encoder's output into the decoder's cross-attention, masks that block
-exactly the keys their rule forbids, and LayerNorm on the right side of the residual sum.
+exactly the keys their rule forbids, LayerNorm on the right side of the residual sum, a cached
+generation step that appends the new key and value and attends from the new query alone, and a
+classifier that max-pools the real positions only.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from matplotlib.figure import Figure
 from coursekit.viz.diagrams import FIGURES
 from coursekit.viz.drawing import PALETTE, SUM
 from coursekit.viz.inspection import DrawnNode, drawn_arrows, drawn_nodes
+from coursekit.viz.transformer import POOLED_STATES, REAL_POSITIONS
 
 
 @pytest.fixture(scope="module")
 def figures() -> dict[str, Figure]:
     names = ("scaled-dot-product-attention", "multi-head-attention", "transformer")
-    names += ("attention-masks", "residual-connections")
+    names += ("attention-masks", "residual-connections", "decoder-only-lm")
+    names += ("transformer-classifier",)
     return {name: FIGURES[name]() for name in names}
 
 
@@ -101,3 +105,45 @@ def test_layer_norm_follows_the_sum_in_post_norm_and_precedes_the_sublayer_in_pr
     post, pre = (sorted(columns[side], key=_height) for side in (False, True))
     assert [node.text for node in post] == ["sublayer S", "dropout", SUM, "LayerNorm"]
     assert [node.text for node in pre] == ["LayerNorm", "sublayer S", "dropout", SUM]
+
+
+def test_the_cached_step_appends_its_key_and_value_and_attends_over_the_cache(figures) -> None:
+    figure = figures["decoder-only-lm"]
+    following = successors(figure)
+    nodes = drawn_nodes(figure)
+    (attend,) = [node.text for node in nodes if node.text.startswith(r"softmax$(q_t K")]
+    assert following["$W^K$"] == ["$k_{t}$"] and following["$W^V$"] == ["$v_{t}$"]
+    assert following["$W^Q$"] == [attend], "only the new token's query, no cached queries"
+    assert sorted(following["$k_{1}$"] + following["$v_{1}$"]) == [attend, attend]
+    cached = to_hex(PALETTE["linear"])
+    keys = [node for node in nodes if node.text.startswith("$k_")]
+    assert [to_hex(node.patch.get_facecolor()) == cached for node in keys] == [True] * 3 + [False]
+    assert [node.text for node in sorted(keys, key=_height)][:2] == ["$k_{t}$", "$k_{t-1}$"]
+    chain_texts = chain(following, "LayerNorm", 2)
+    assert chain_texts[1].startswith(r"softmax$(h\,W_{out}")
+    (causal,) = [node for node in nodes if node.text.startswith("causal self-attention")]
+    assert following[causal.text][0].startswith("feed forward")
+
+
+def test_the_classifier_max_pools_the_real_positions_only(figures) -> None:
+    figure = figures["transformer-classifier"]
+    following = successors(figure)
+    (pool,) = [text for text in following if text.startswith("$v_k")]
+    assert following[pool] == ["$W\\,v + b$\nlinear (after dropout)"]
+    encoder = next(text for text in following if text.startswith("encoder layer"))
+    assert following[encoder] == [pool]
+    maxima = [max(row[:REAL_POSITIONS]) for row in POOLED_STATES]
+    padding_wins = [
+        max(row[REAL_POSITIONS:]) > best for row, best in zip(POOLED_STATES, maxima, strict=True)
+    ]
+    assert any(padding_wins), "the example shows padding that would win an unmasked max"
+    marked = [
+        float(node.text) for node in drawn_nodes(figure)
+        if to_hex(node.patch.get_facecolor()) == to_hex(PALETTE["attention"]) and node.text
+        and not node.text.startswith("encoder")
+    ]  # fmt: skip
+    pooled = [
+        float(node.text) for node in drawn_nodes(figure)
+        if to_hex(node.patch.get_facecolor()) == to_hex(PALETTE["state"])
+    ]  # fmt: skip
+    assert marked == maxima and pooled == maxima

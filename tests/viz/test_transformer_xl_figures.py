@@ -1,6 +1,7 @@
 """The diagrams of Chapter 7 (coursekit.viz.transformer_xl) draw what the models compute: the
 memory lines join only the new segment to the cached one, the relative attention layer is wired
-as its equations say, and the two-stream masks are the masks XLNet receives.
+as its equations say, the relative shift's tables are what relative_shift computes, and the
+two-stream masks are the masks XLNet receives.
 """
 
 from __future__ import annotations
@@ -9,15 +10,21 @@ import pytest
 import torch
 from matplotlib.colors import to_hex
 
+from coursekit.models.relative_position import relative_shift
 from coursekit.models.xlnet_inputs import content_stream_blocked, query_stream_blocked
 from coursekit.models.xlnet_permutation import permutation_masks
 from coursekit.viz.drawing import PALETTE
 from coursekit.viz.inspection import drawn_arrows, drawn_nodes, overlapping_labels
 from coursekit.viz.transformer_xl import (
     MEMORY_INK,
+    PAD,
+    SHIFT_MEMORY,
+    SHIFT_QUERIES,
     TWO_STREAM_ORDER,
     relative_attention_figure,
+    relative_shift_figure,
     segment_recurrence_figure,
+    shift_tables,
     two_stream_figure,
     two_stream_masks,
 )
@@ -87,4 +94,36 @@ def test_two_stream_figure_draws_both_masks_cell_by_cell() -> None:
     allowed = sum(map(sum, content)) + sum(map(sum, query))
     white = [c for c in cells if to_hex(c.patch.get_facecolor()) == PALETTE["mask_allowed"]]
     assert len(cells) == 2 * 16 and len(white) == allowed
+    assert overlapping_labels(figure) == []
+
+
+def test_relative_shift_tables_are_what_relative_shift_computes() -> None:
+    table, padded, reread, shifted = shift_tables(SHIFT_QUERIES, SHIFT_MEMORY)
+    keys = SHIFT_QUERIES + SHIFT_MEMORY
+    code = {entry: 10 * (int(entry[0]) + 1) + int(entry[-1]) for row in table for entry in row}
+    numbers = torch.tensor([[code[entry] for entry in row] for row in table])
+    decode = {number: entry for entry, number in code.items()} | {0: PAD}
+    computed = relative_shift(numbers, keys).tolist()
+    assert shifted == [[decode[number] for number in row] for row in computed]
+    assert [row[0] for row in padded] == [PAD] * SHIFT_QUERIES and len(reread) == keys + 1
+    for i, row in enumerate(shifted):
+        for j, entry in enumerate(row):
+            if j <= i + SHIFT_MEMORY:
+                assert entry == f"{i},{i + SHIFT_MEMORY - j}", "query i, distance i + M - j"
+
+
+def test_relative_shift_figure_greys_the_dropped_row_and_exactly_the_future_keys() -> None:
+    figure = relative_shift_figure()
+    blocked = to_hex(PALETTE["mask_blocked"])
+    grey = [node.text for node in drawn_nodes(figure)
+            if to_hex(node.patch.get_facecolor()) == blocked]  # fmt: skip
+    _, _, reread, shifted = shift_tables(SHIFT_QUERIES, SHIFT_MEMORY)
+    future = [
+        entry
+        for i, row in enumerate(shifted)
+        for j, entry in enumerate(row)
+        if j > i + SHIFT_MEMORY
+    ]
+    assert sorted(grey) == sorted(reread[0] + future)
+    assert future == [PAD, "1,4", PAD], "the pad and the next row's numbers, hidden by the mask"
     assert overlapping_labels(figure) == []
