@@ -50,13 +50,31 @@ def compare(
     to ``torch.testing.assert_close``'s values. Messages start with the path of the difference in
     nested containers, e.g. ``"[1]['tokens']: shape mismatch: expected (2, 5), got (5, 2)"``;
     ``names`` names the items of a returned tuple, so that the path reads ``"mask: ..."`` rather
-    than ``"[1]: ..."``.
+    than ``"[1]: ..."``, and the message ends by naming the items that do match
+    (``"... (right: weights)"``), which locates a mistake between them.
 
     See the book's Exercises page.
     """
     if names and isinstance(expected, (list, tuple)) and len(names) == len(expected):
-        return _compare_sequences(expected, actual, rtol, atol, path="", names=names)
+        message = _compare_sequences(expected, actual, rtol, atol, path="", names=names)
+        right = _matching_items(expected, actual, rtol, atol, names)
+        return f"{message} (right: {', '.join(right)})" if message and right else message
     return _compare(expected, actual, rtol, atol, path="")
+
+
+def _matching_items(
+    expected: list[Any] | tuple[Any, ...],
+    actual: Any,
+    rtol: float | None,
+    atol: float | None,
+    names: tuple[str, ...],
+) -> list[str]:
+    """The names of the items of ``actual`` that match ``expected``'s (none when the two are
+    not sequences of one length)."""
+    if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+        return []
+    pairs = zip(names, expected, actual, strict=True)
+    return [name for name, wanted, got in pairs if _compare(wanted, got, rtol, atol, "") is None]
 
 
 def within_float32_rounding(expected: Any, actual: Any) -> bool:

@@ -164,3 +164,17 @@ def test_equal_infinities_match_and_opposite_ones_do_not() -> None:
     assert compare(-math.inf, -math.inf) is None
     assert compare(math.inf, -math.inf) is not None
     assert compare(math.inf, 1e308) is not None
+
+
+def test_a_named_tuple_message_names_the_items_that_match() -> None:
+    expected = (torch.ones(2), torch.zeros(3), torch.tensor([1, 2]))
+    one_wrong = (torch.ones(2), torch.ones(3), torch.tensor([1, 2]))
+    message = compare(expected, one_wrong, names=("weights", "context", "ids"))
+    assert message is not None
+    assert message.startswith("context: ")
+    assert message.endswith("(right: weights, ids)")
+    all_wrong = (torch.zeros(2), torch.ones(3), torch.tensor([2, 1]))
+    message = compare(expected, all_wrong, names=("weights", "context", "ids"))
+    assert message is not None
+    assert "right:" not in message
+    assert compare(expected, expected, names=("weights", "context", "ids")) is None
