@@ -15,7 +15,15 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, LABEL_GAP, SUM, Box, Diagram
+from coursekit.viz.drawing import (
+    CAPTION_FONT_SIZE,
+    FRAME_INK,
+    LABEL_FONT_SIZE,
+    LABEL_GAP,
+    SUM,
+    Box,
+    Diagram,
+)
 from coursekit.viz.shapes import Point
 
 SUBLAYER_WIDTH = 2.0
@@ -288,20 +296,34 @@ CACHE_CELL = (0.62, 0.36)
 """Width and height (inches) of one cached key or value in the key-value cache figure."""
 
 
+def embedded_tokens(
+    diagram: Diagram,
+    x: float,
+    tokens: Sequence[str],
+    formula: str,
+    caption: str,
+    width: float,
+    token_size: float = LABEL_FONT_SIZE,
+) -> Box:
+    """Four tokens in a row at the bottom of a stack, each but the ellipsis with an arrow into
+    the embedding box above them (Chapter 5's decoder-only and classifier figures)."""
+    embedding = diagram.box((x, 0.95), formula, "embedding", caption=caption, width=width)
+    for k, token in enumerate(tokens):
+        token_x = x - 0.96 + 0.64 * k
+        diagram.label((token_x, 0.17), token, fontsize=token_size)
+        if token != r"$\cdots$":
+            diagram.arrow((token_x, 0.32), (token_x, embedding.port("bottom")[1]))
+    return embedding
+
+
 def decoder_stack_column(diagram: Diagram, x: float) -> None:
     """The decoder-only language model read bottom to top (Chapter 5): x_1..x_t embedded with
     positions, N pre-norm blocks of causal self-attention and feed-forward, a final LayerNorm and
     softmax(h W_out + b_out), the distribution of x_{t+1}."""
     tokens = ("$x_1$", "$x_2$", r"$\cdots$", "$x_t$")
-    embedding = diagram.box(
-        (x, 0.95), r"$\sqrt{d}\,E[x_i] + P(i)$", "embedding", caption="embedding + positions",
-        width=2.7,
-    )  # fmt: skip
-    for k, token in enumerate(tokens):
-        token_x = x - 0.96 + 0.64 * k
-        diagram.label((token_x, 0.17), token)
-        if token != r"$\cdots$":
-            diagram.arrow((token_x, 0.32), (token_x, embedding.port("bottom")[1]))
+    embedding = embedded_tokens(
+        diagram, x, tokens, r"$\sqrt{d}\,E[x_i] + P(i)$", "embedding + positions", width=2.7
+    )
     attention = diagram.box(
         (x, 1.95), "causal self-attention", "attention", caption="position $i$ sees $1..i$",
         width=2.5,
@@ -407,15 +429,10 @@ def classifier_stack_column(diagram: Diagram, x: float) -> None:
     sqrt(d) E[x_t] + P(t), N encoder layers under a padding mask, max-pooling over the real
     positions, dropout and a linear layer to the class logits."""
     tokens = ("$x_1$", r"$\cdots$", "$x_n$", "<pad>")
-    embedding = diagram.box(
-        (x, 0.95), r"$\sqrt{d}\,E[x_t] + P(t)$", "embedding",
-        caption="learned positions (or sinusoidal)", width=2.9,
+    embedding = embedded_tokens(
+        diagram, x, tokens, r"$\sqrt{d}\,E[x_t] + P(t)$", "learned positions (or sinusoidal)",
+        width=2.9, token_size=CAPTION_FONT_SIZE,
     )  # fmt: skip
-    for k, token in enumerate(tokens):
-        token_x = x - 0.95 + 0.63 * k
-        diagram.label((token_x, 0.17), token, fontsize=CAPTION_FONT_SIZE)
-        if token != r"$\cdots$":
-            diagram.arrow((token_x, 0.32), (token_x, embedding.port("bottom")[1]))
     encoder = diagram.box(
         (x, 2.05), "encoder layer", "attention", caption="self-attention + feed forward",
         width=2.6,
