@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from coursekit.text.masks import padding_mask
+
 
 def as_id_tensor(sequence: Tensor | Sequence[int]) -> Tensor:
     """A 1-D tensor of ids: a list of ints becomes a LongTensor, a 1-D tensor is kept as is."""
@@ -55,8 +57,7 @@ def pad_batch(
     check_not_empty(tensors)
     lengths = torch.tensor([len(tensor) for tensor in tensors], dtype=torch.long)
     padded = tensors[0].new_full((len(tensors), int(lengths.max())), padding_value)
-    steps = torch.arange(padded.shape[1], device=padded.device)
-    is_token = steps < lengths.to(padded.device).unsqueeze(1)  # t < n_b, [B, T]
+    is_token = ~padding_mask(lengths).to(padded.device)  # t < n_b, [B, T]
     padded[is_token] = torch.cat(tensors)  # row by row, in order
     if not batch_first:
         padded = padded.transpose(0, 1).contiguous()
