@@ -2,13 +2,15 @@
 
 ``pydoc_data.topics.topics`` holds the text of the language reference that ``help("assert")``
 prints: about 80 documents and half a million characters of careful technical English, present
-wherever CPython is, so the language-model chapters can train without a download. The documents
+wherever CPython is, so the language-model chapters can train without a download. The corpus reads
+the copy of CPython 3.11.7's topics in :mod:`coursekit.data.pydoc_topics`, so that it is the same
+on every Python (the running Python's own topics change with its version). The documents
 are cleaned into paragraphs: code, grammar rules, tables and headings are dropped, wrapped lines
 are joined (``left-`` + ``hand`` -> ``left-hand``), and every paragraph is kept once.
 
 The split is by *document*: the sorted document names are shuffled by the seed, and the first
 80 % are ``train``, the next 10 % ``valid``, the rest ``test``. A language model is then tested
-on documents it never read. The text follows the running Python's version.
+on documents it never read.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from __future__ import annotations
 import functools
 import random
 import re
-from pydoc_data.topics import topics
 
+from coursekit.data.pydoc_topics import topics
 from coursekit.data.registry import DatasetInfo, Option, register
 
 HEADING_UNDERLINE = re.compile(r"^([*=\-^~])\1+$")
@@ -59,9 +61,10 @@ def documents() -> dict[str, list[str]]:
     """Every topic's paragraphs, in sorted topic order; a paragraph repeated later is dropped."""
     seen: set[str] = set()
     paragraphs_of: dict[str, list[str]] = {}
-    for name in sorted(topics):
+    texts = topics()
+    for name in sorted(texts):
         kept = []
-        for block in re.split(r"\n[ \t]*\n", topics[name]):
+        for block in re.split(r"\n[ \t]*\n", texts[name]):
             paragraph = clean_paragraph(block)
             if paragraph is not None and paragraph not in seen:
                 seen.add(paragraph)
@@ -85,7 +88,7 @@ def split_documents(names: list[str], seed: int) -> dict[str, list[str]]:
 @register(
     DatasetInfo(
         name="docs_corpus",
-        description="English paragraphs of the Python language reference (pydoc_data), for LMs",
+        description="English paragraphs of the Python language reference (CPython 3.11.7), for LMs",
         kind="generated",
         splits=("train", "valid", "test"),
         options=(Option("seed", 0, "seed of the shuffle that assigns documents to splits"),),
