@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from coursekit.viz.bert import bert_finetuning_figure, bert_input_figure, bert_pretraining_figure
 from coursekit.viz.drawing import save_svg
 from coursekit.viz.recurrent import (
+    deep_and_bidirectional_figure,
     gru_cell_figure,
     lstm_cell_figure,
     rnn_cell_figure,
@@ -51,6 +52,7 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "rnn-cell": rnn_cell_figure,
     "lstm-cell": lstm_cell_figure,
     "gru-cell": gru_cell_figure,
+    "deep-bidirectional-rnn": deep_and_bidirectional_figure,
     "encoder-decoder": encoder_decoder_figure,
     "beam-search": beam_search_figure,
     "bahdanau-attention": bahdanau_figure,

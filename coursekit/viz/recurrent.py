@@ -1,5 +1,6 @@
 """Diagrams of the recurrent networks: the unrolled RNN and the Elman cell (Chapter 2, RNNs and
-backpropagation through time), the LSTM and GRU cells (Chapter 3, LSTM and GRU).
+backpropagation through time), the LSTM and GRU cells and the stacked and bidirectional networks
+(Chapter 3, LSTM and GRU).
 
 Boxes hold weights (grey: an affine map; orange: an affine map and σ, a gate; purple: an affine
 map and tanh), circles are pointwise operations without weights (pink: ⊙, +, 1 -; purple: tanh).
@@ -254,4 +255,68 @@ def gru_cell_figure() -> Figure:
     diagram.arrow(squash, write, label="$N_t$")
 
     input_bus(diagram, split, 1.3, bus_y, [update, reset, hidden_part, input_part])
+    return diagram.figure
+
+
+def deep_and_bidirectional_figure() -> Figure:
+    """Two ways to grow a recurrent network, drawn over three steps (Chapter 3, §3.10).
+    Stacked (``num_layers=2``): H^(1)_t = cell^(1)(x_t, H^(1)_{t-1}) and H^(2)_t =
+    cell^(2)(H^(1)_t, H^(2)_{t-1}), the top layer's states the outputs. Bidirectional: a forward
+    network reads x_1..x_T (above the inputs), a backward one x_T..x_1 (below them), and
+    o_t = [H→_t; H←_t]; each direction's final state lies at its own end, H→_T and H←_1."""
+    diagram = Diagram(7.5, 3.9)
+
+    def node(center: Point, text: str, kind: str) -> Box:
+        return diagram.box(center, text, kind, width=0.62, height=0.46)
+
+    steps = (1, 2, 3)
+    rows = {"low": 0.7, "middle": 1.75, "high": 2.8}
+
+    stacked = []
+    for t in steps:
+        x = 0.75 + 1.05 * (t - 1)
+        column = {
+            "input": node((x, rows["low"]), f"$x_{{{t}}}$", "input"),
+            "layer 1": node((x, rows["middle"]), f"$H^{{(1)}}_{{{t}}}$", "state"),
+            "layer 2": node((x, rows["high"]), f"$H^{{(2)}}_{{{t}}}$", "state"),
+        }
+        diagram.arrow(column["input"], column["layer 1"])
+        diagram.arrow(column["layer 1"], column["layer 2"])
+        stacked.append(column)
+    for earlier, later in zip(stacked, stacked[1:], strict=False):
+        for layer in ("layer 1", "layer 2"):
+            diagram.arrow(earlier[layer], later[layer])
+    middle = stacked[1]["input"].center[0]
+    diagram.label((middle, 3.6), "stacked: num_layers = 2", fontsize=CAPTION_FONT_SIZE)
+    diagram.label((middle, 3.3), "layer 2 reads layer 1's states", fontsize=CAPTION_FONT_SIZE)
+    diagram.label(
+        (middle, 0.15), r"final states: $H^{(1)}_3$ and $H^{(2)}_3$", fontsize=CAPTION_FONT_SIZE
+    )
+    diagram.arrow((3.55, 0.2), (3.55, 3.8), head=False, color=FRAME_INK, linewidth=0.8)
+
+    both = []
+    for t in steps:
+        x = 4.4 + 1.1 * (t - 1)
+        column = {
+            "input": node((x, rows["middle"]), f"$x_{{{t}}}$", "input"),
+            "forward": node((x, rows["high"]), rf"$\overrightarrow{{H}}_{{{t}}}$", "state"),
+            "backward": node((x, rows["low"]), rf"$\overleftarrow{{H}}_{{{t}}}$", "state"),
+        }
+        diagram.arrow(column["input"], column["forward"])
+        diagram.arrow(column["input"], column["backward"])
+        both.append(column)
+    for earlier, later in zip(both, both[1:], strict=False):
+        diagram.arrow(earlier["forward"], later["forward"])
+        diagram.arrow(later["backward"], earlier["backward"])
+    middle = both[1]["input"].center[0]
+    diagram.label(
+        (middle, 3.6),
+        r"bidirectional: $o_t = [\overrightarrow{H}_t; \overleftarrow{H}_t]$",
+        fontsize=CAPTION_FONT_SIZE,
+    )
+    diagram.label(
+        (middle, 0.15),
+        r"final states: $\overrightarrow{H}_3$ and $\overleftarrow{H}_1$",
+        fontsize=CAPTION_FONT_SIZE,
+    )
     return diagram.figure

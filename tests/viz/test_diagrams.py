@@ -53,6 +53,11 @@ PROMISED_LABELS = {
         r"$\tilde{C}_t$", "$O_t$", "$C_{t-1}$", "$C_t$", "$H_{t-1}$", "$H_t$", "$x_t$", SIGMA,
         TANH, PRODUCT, SUM, "memory line",
     ],
+    "deep-bidirectional-rnn": [
+        "num_layers = 2", "layer 2 reads layer 1's states", "$H^{(1)}_{3}$", "$H^{(2)}_{3}$",
+        r"$\overrightarrow{H}_{3}$", r"$\overleftarrow{H}_{1}$", "$x_{1}$", "bidirectional",
+        r"$o_t = [\overrightarrow{H}_t; \overleftarrow{H}_t]$", "final states",
+    ],
     "gru-cell": [
         "update gate", "reset gate", "$Z_t$", "$R_t$", "$N_t$", "$1 - Z_t$", r"W_{hn}\,H_{t-1}",
         "b_{hn}", r"W_{in}\,x_t", "b_{in}", "$H_{t-1}$", "$H_t$", "$x_t$", SIGMA, TANH, PRODUCT,
@@ -304,6 +309,24 @@ def test_gru_resets_after_the_product_then_adds_the_input_part(figures):
     (new_state,) = wiring.after(mix)
     assert new_state.text == SUM
     assert sorted(node.text for node in wiring.before(new_state)) == [PRODUCT, PRODUCT]
+
+
+def test_stacked_layers_read_the_layer_below_and_directions_run_opposite_ways(figures):
+    wiring = edges(figures["deep-bidirectional-rnn"])
+    steps = (1, 2, 3)
+    stacked = {(f"$x_{{{t}}}$", f"$H^{{(1)}}_{{{t}}}$") for t in steps}
+    stacked |= {(f"$H^{{(1)}}_{{{t}}}$", f"$H^{{(2)}}_{{{t}}}$") for t in steps}
+    for layer in (1, 2):
+        stacked |= {
+            (f"$H^{{({layer})}}_{{{t}}}$", f"$H^{{({layer})}}_{{{t + 1}}}$") for t in (1, 2)
+        }
+    forward = [rf"$\overrightarrow{{H}}_{{{t}}}$" for t in steps]
+    backward = [rf"$\overleftarrow{{H}}_{{{t}}}$" for t in steps]
+    inputs = [f"$x_{{{t}}}$" for t in steps]
+    both = {*zip(inputs, forward, strict=True), *zip(inputs, backward, strict=True)}
+    both |= {*zip(forward[:-1], forward[1:], strict=True)}
+    both |= {*zip(backward[1:], backward[:-1], strict=True)}
+    assert stacked | both == wiring, "nothing else is drawn, and nothing runs against time"
 
 
 def creator_version(svg: str) -> str | None:
