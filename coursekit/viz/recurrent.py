@@ -258,6 +258,32 @@ def gru_cell_figure() -> Figure:
     return diagram.figure
 
 
+def recurrent_columns(
+    diagram: Diagram,
+    xs: Sequence[float],
+    nodes: dict[str, tuple[float, str, str]],
+    feeds: Sequence[tuple[str, str]],
+    carried: dict[str, int],
+) -> None:
+    """One column of nodes per step t = 1, 2, ... at ``xs``: ``nodes`` maps a name to its row,
+    its label (a format string of ``t``) and its kind; within a column, ``feeds`` draws an
+    arrow from each source to each target; ``carried`` passes a name's state to the next step
+    (+1, left to right) or to the previous one (-1, right to left)."""
+    columns = []
+    for t, x in enumerate(xs, start=1):
+        column = {
+            name: diagram.box((x, y), label.format(t=t), kind, width=0.62, height=0.46)
+            for name, (y, label, kind) in nodes.items()
+        }
+        for source, target in feeds:
+            diagram.arrow(column[source], column[target])
+        columns.append(column)
+    for earlier, later in zip(columns, columns[1:], strict=False):
+        for name, direction in carried.items():
+            start, end = (earlier, later) if direction > 0 else (later, earlier)
+            diagram.arrow(start[name], end[name])
+
+
 def deep_and_bidirectional_figure() -> Figure:
     """Two ways to grow a recurrent network, drawn over three steps (Chapter 3, §3.10).
     Stacked (``num_layers=2``): H^(1)_t = cell^(1)(x_t, H^(1)_{t-1}) and H^(2)_t =
@@ -265,57 +291,47 @@ def deep_and_bidirectional_figure() -> Figure:
     network reads x_1..x_T (above the inputs), a backward one x_T..x_1 (below them), and
     o_t = [H→_t; H←_t]; each direction's final state lies at its own end, H→_T and H←_1."""
     diagram = Diagram(7.5, 3.9)
-
-    def node(center: Point, text: str, kind: str) -> Box:
-        return diagram.box(center, text, kind, width=0.62, height=0.46)
-
-    steps = (1, 2, 3)
-    rows = {"low": 0.7, "middle": 1.75, "high": 2.8}
-
-    stacked = []
-    for t in steps:
-        x = 0.75 + 1.05 * (t - 1)
-        column = {
-            "input": node((x, rows["low"]), f"$x_{{{t}}}$", "input"),
-            "layer 1": node((x, rows["middle"]), f"$H^{{(1)}}_{{{t}}}$", "state"),
-            "layer 2": node((x, rows["high"]), f"$H^{{(2)}}_{{{t}}}$", "state"),
-        }
-        diagram.arrow(column["input"], column["layer 1"])
-        diagram.arrow(column["layer 1"], column["layer 2"])
-        stacked.append(column)
-    for earlier, later in zip(stacked, stacked[1:], strict=False):
-        for layer in ("layer 1", "layer 2"):
-            diagram.arrow(earlier[layer], later[layer])
-    middle = stacked[1]["input"].center[0]
-    diagram.label((middle, 3.6), "stacked: num_layers = 2", fontsize=CAPTION_FONT_SIZE)
-    diagram.label((middle, 3.3), "layer 2 reads layer 1's states", fontsize=CAPTION_FONT_SIZE)
+    low, middle, high = 0.7, 1.75, 2.8
+    stacked_xs = [0.75, 1.8, 2.85]
+    recurrent_columns(
+        diagram,
+        stacked_xs,
+        {
+            "input": (low, "$x_{{{t}}}$", "input"),
+            "layer 1": (middle, "$H^{{(1)}}_{{{t}}}$", "state"),
+            "layer 2": (high, "$H^{{(2)}}_{{{t}}}$", "state"),
+        },
+        feeds=[("input", "layer 1"), ("layer 1", "layer 2")],
+        carried={"layer 1": 1, "layer 2": 1},
+    )
+    centre = stacked_xs[1]
+    diagram.label((centre, 3.6), "stacked: num_layers = 2", fontsize=CAPTION_FONT_SIZE)
+    diagram.label((centre, 3.3), "layer 2 reads layer 1's states", fontsize=CAPTION_FONT_SIZE)
     diagram.label(
-        (middle, 0.15), r"final states: $H^{(1)}_3$ and $H^{(2)}_3$", fontsize=CAPTION_FONT_SIZE
+        (centre, 0.15), r"final states: $H^{(1)}_3$ and $H^{(2)}_3$", fontsize=CAPTION_FONT_SIZE
     )
     diagram.arrow((3.55, 0.2), (3.55, 3.8), head=False, color=FRAME_INK, linewidth=0.8)
 
-    both = []
-    for t in steps:
-        x = 4.4 + 1.1 * (t - 1)
-        column = {
-            "input": node((x, rows["middle"]), f"$x_{{{t}}}$", "input"),
-            "forward": node((x, rows["high"]), rf"$\overrightarrow{{H}}_{{{t}}}$", "state"),
-            "backward": node((x, rows["low"]), rf"$\overleftarrow{{H}}_{{{t}}}$", "state"),
-        }
-        diagram.arrow(column["input"], column["forward"])
-        diagram.arrow(column["input"], column["backward"])
-        both.append(column)
-    for earlier, later in zip(both, both[1:], strict=False):
-        diagram.arrow(earlier["forward"], later["forward"])
-        diagram.arrow(later["backward"], earlier["backward"])
-    middle = both[1]["input"].center[0]
+    bidirectional_xs = [4.4, 5.5, 6.6]
+    recurrent_columns(
+        diagram,
+        bidirectional_xs,
+        {
+            "input": (middle, "$x_{{{t}}}$", "input"),
+            "forward": (high, r"$\overrightarrow{{H}}_{{{t}}}$", "state"),
+            "backward": (low, r"$\overleftarrow{{H}}_{{{t}}}$", "state"),
+        },
+        feeds=[("input", "forward"), ("input", "backward")],
+        carried={"forward": 1, "backward": -1},
+    )
+    centre = bidirectional_xs[1]
     diagram.label(
-        (middle, 3.6),
+        (centre, 3.6),
         r"bidirectional: $o_t = [\overrightarrow{H}_t; \overleftarrow{H}_t]$",
         fontsize=CAPTION_FONT_SIZE,
     )
     diagram.label(
-        (middle, 0.15),
+        (centre, 0.15),
         r"final states: $\overrightarrow{H}_3$ and $\overleftarrow{H}_1$",
         fontsize=CAPTION_FONT_SIZE,
     )
