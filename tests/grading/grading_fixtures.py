@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.grading import generate_cases, get_question
-from coursekit.grading.assign import student_notebook
+from coursekit.grading.assign import SOLUTION_ONLY_TAG, student_notebook
 from coursekit.notebooks import normalise
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,13 @@ class Expected:
 
 
 def solution() -> nbformat.NotebookNode:
-    return nbformat.read(SOLUTION, as_version=4)
+    """The solution as a student hands it in: without the cells that only solutions have (a
+    measurement tagged ``solution-only``, which ``coursekit assign`` leaves out)."""
+    notebook = nbformat.read(SOLUTION, as_version=4)
+    notebook.cells = [
+        cell for cell in notebook.cells if SOLUTION_ONLY_TAG not in cell.metadata.get("tags", [])
+    ]
+    return notebook
 
 
 def answer_index(notebook: nbformat.NotebookNode, question_id: str) -> int:
