@@ -12,6 +12,12 @@ the label: a model must have kept the first clause's verdict across the span and
 to overwrite it, a conditional write that gates are made for. The last word of every review
 is its second clause's adjective, so a model that only remembers recent words is at chance on
 the ``even though`` half and right on the ``but`` half.
+
+``conflict=False`` is the control that keeps the memory and removes the conditional write: the
+second clause of an ``even though`` review gets a neutral adjective (``the plot was long``), so
+the last verdict word of every review is the one that decides, as far from the end as before::
+
+    the acting was superb from start to finish in the, even though the plot was long.  (label 1)
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from coursekit.data.splits import generator_for, sample_split
 from coursekit.data.validation import check_int
 
 CONNECTIVES = ("but", "even though")
+NEUTRAL_ADJECTIVES = ("long", "short", "loud", "quiet", "dark", "bright", "modern", "familiar")
 NEUTRAL_WORDS = tuple(word for phrase in FILLERS for word in phrase.split())
 
 
@@ -33,14 +40,19 @@ def filler(rng: random.Random, span: int) -> str:
     return " ".join(rng.choice(NEUTRAL_WORDS) for _ in range(span))
 
 
-def contrast_review(rng: random.Random, span: int) -> Labelled:
-    """``A <span words>, <connective> B.``; the label is A's after ``even though``, else B's."""
+def contrast_review(rng: random.Random, span: int, conflict: bool = True) -> Labelled:
+    """``A <span words>, <connective> B.``; the label is A's after ``even though``, else B's.
+
+    Without ``conflict``, B's adjective after ``even though`` is neutral (the control).
+    """
     first_subject, second_subject = rng.sample(SUBJECTS, 2)
     first, second = (
         draw_clause(rng, subject, rng.randint(0, 1), negated=False)._replace(filler="")
         for subject in (first_subject, second_subject)
     )
     connective = rng.choice(CONNECTIVES)
+    if connective == "even though" and not conflict:
+        second = second._replace(adjective=rng.choice(NEUTRAL_ADJECTIVES))
     middle = " ".join(part for part in (first.text, filler(rng, span)) if part)
     label = first.sentiment if connective == "even though" else second.sentiment
     return Labelled(f"{middle}, {connective} {second.text}.", label)
@@ -56,17 +68,21 @@ def contrast_review(rng: random.Random, span: int) -> Labelled:
             SIZE_OPTION,
             SEED_OPTION,
             Option("span", 10, "neutral words between the first clause and the connective"),
+            Option("conflict", True, "False: 'even though' clauses get a neutral adjective"),
         ),
         sizes={"train": 8000, "valid": 500, "test": 1000},
     )
 )
-def contrast_span(split: str, *, n: int, seed: int, span: int) -> list[Labelled]:
+def contrast_span(split: str, *, n: int, seed: int, span: int, conflict: bool) -> list[Labelled]:
     """Labelled reviews (1 positive, 0 negative), see the module docstring (Chapter 3)."""
     check_int("span", span, minimum=0)
+    if not isinstance(conflict, bool):
+        raise TypeError(f"conflict must be True or False, got {conflict!r}")
+    stream = f"contrast_span-{span}" if conflict else f"contrast_span-{span}-control"
     return sample_split(
-        lambda rng: [contrast_review(rng, span)],
+        lambda rng: [contrast_review(rng, span, conflict)],
         key=lambda review: review.text,
         split=split,
         n=n,
-        rng=generator_for(f"contrast_span-{span}", split, seed),
+        rng=generator_for(stream, split, seed),
     )

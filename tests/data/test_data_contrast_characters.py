@@ -9,7 +9,7 @@ import torch
 
 from coursekit import data
 from coursekit.data.characters import character_corpus, next_token_windows
-from coursekit.data.contrast import NEUTRAL_WORDS
+from coursekit.data.contrast import NEUTRAL_ADJECTIVES, NEUTRAL_WORDS
 from coursekit.data.sentiment import NEGATIVE, POSITIVE
 
 CLAUSE = re.compile(r"^the [a-z ]+? was (?:\w+ )?(\w+)$")
@@ -41,6 +41,22 @@ def test_the_clauses_are_independent_so_the_end_does_not_give_the_label_away() -
     )
     assert 0.4 < agree / len(though) < 0.6
     assert 0.4 < len(though) / len(reviews) < 0.6
+
+
+def test_the_control_keeps_the_memory_and_removes_the_conflict() -> None:
+    """conflict=False: the last verdict word of every review is the one that labels it."""
+    reviews = data.load("contrast_span", "train", n=400, span=7, conflict=False)
+    though = [r for r in reviews if ", even though " in r.text]
+    assert 0.4 < len(though) / len(reviews) < 0.6
+    for review in reviews:
+        words = review.text.rstrip(".").replace(",", "").split()
+        verdicts = [word for word in words if word in POSITIVE or word in NEGATIVE]
+        assert review.label == int(verdicts[-1] in POSITIVE)
+    for review in though:
+        assert review.text.rstrip(".").split()[-1] in NEUTRAL_ADJECTIVES
+        assert len(review.text.split(", even though ")[0].split()) >= 3 + 7
+    with pytest.raises(TypeError, match="conflict"):
+        data.load("contrast_span", "train", n=5, span=2, conflict="no")
 
 
 def test_splits_are_disjoint_and_the_span_is_checked() -> None:

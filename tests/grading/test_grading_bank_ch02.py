@@ -65,12 +65,33 @@ def autograd_of_linear_rnn(
     return W_hh.grad, torch.stack([state.grad for state in states])
 
 
-@pytest.mark.parametrize(("question_id", "which"), [("ch02.q2", 1), ("ch02.q3", 0)])
-def test_the_hand_gradients_equal_autograd(question_id: str, which: int) -> None:
-    question = get_question(question_id)
-    for case in cases_of(question_id):
-        expected = autograd_of_linear_rnn(*case.args)[which]
-        torch.testing.assert_close(question.expected(case), expected)
+def test_the_hand_gradients_equal_autograd() -> None:
+    question = get_question("ch02.q2")
+    for case in cases_of("ch02.q2"):
+        torch.testing.assert_close(question.expected(case), autograd_of_linear_rnn(*case.args)[1])
+
+
+def test_the_tanh_rnn_gradient_equals_autograd_through_torch_nn_rnn() -> None:
+    question = get_question("ch02.q3")
+    for case in cases_of("ch02.q3"):
+        X, Y, W_hx, W_hh, W_qh, h0 = case.args
+        rnn = torch.nn.RNN(W_hx.shape[1], W_hx.shape[0], bias=False).double()
+        rnn.load_state_dict({"weight_ih_l0": W_hx, "weight_hh_l0": W_hh})
+        states, _ = rnn(X.unsqueeze(1), h0.view(1, 1, -1))
+        outputs = states.squeeze(1) @ W_qh.T
+        (0.5 * ((outputs - Y) ** 2).sum() / X.shape[0]).backward()
+        torch.testing.assert_close(question.expected(case), rnn.weight_hh_l0.grad)
+
+
+def test_the_tanh_derivative_matters_in_every_case_with_more_than_one_step() -> None:
+    """A linear-RNN answer on the tanh states is wrong wherever the tanh' factors are not ~1."""
+    question = get_question("ch02.q3")
+    for case in cases_of("ch02.q3"):
+        if case.args[0].shape[0] > 1:
+            with pytest.raises(AssertionError):
+                torch.testing.assert_close(
+                    tanh_weight_gradient(derivative="none")(*case.args), question.expected(case)
+                )
 
 
 def test_truncated_bptt_equals_autograd_on_the_detached_graph() -> None:
@@ -206,13 +227,38 @@ def hidden_gradients(**change: Any) -> Callable[..., torch.Tensor]:
     return answer
 
 
-def weight_gradient(current_state: bool = False, **change: Any) -> Callable[..., torch.Tensor]:
-    """sum_t dL/dh_t h_{t-1}^T, or h_t^T with ``current_state`` (the off-by-one in time)."""
+def weight_gradient(**change: Any) -> Callable[..., torch.Tensor]:
+    """sum_t dL/dh_t h_{t-1}^T of the linear RNN, with one change of ``linear_rnn_backward``."""
 
     def answer(*args):
         grad_h, states = linear_rnn_backward(*args, **change)
-        H = torch.stack(states)
-        return grad_h.T @ (H[1:] if current_state else H[:-1])
+        return grad_h.T @ torch.stack(states)[:-1]
+
+    return answer
+
+
+def tanh_weight_gradient(
+    derivative: str = "current", current_state: bool = False, start_from_zero: bool = False
+) -> Callable[..., torch.Tensor]:
+    """dL/dW_hh of the tanh RNN, sum_t delta_t h_{t-1}^T with delta_t = (1 - h_t^2) * dL/dh_t,
+    with one thing changed: tanh' left out (``derivative="none"``) or applied to the carried
+    gradient only (``"carried"``: the current step's factor forgotten in the sum), h_t in place
+    of h_{t-1}, or h_0 taken as 0."""
+
+    def answer(X, Y, W_hx, W_hh, W_qh, h0):
+        steps = X.shape[0]
+        states = [torch.zeros_like(h0) if start_from_zero else h0]
+        for x in X:
+            states.append(torch.tanh(W_hx @ x + W_hh @ states[-1]))
+        gradient, delta_after = torch.zeros_like(W_hh), torch.zeros_like(h0)
+        for t in range(steps, 0, -1):
+            grad_h = W_hh.T @ delta_after + W_qh.T @ (W_qh @ states[t] - Y[t - 1]) / steps
+            slope = 1 - states[t] ** 2
+            delta = grad_h if derivative == "none" else slope * grad_h
+            used = grad_h if derivative == "carried" else delta
+            gradient += torch.outer(used, states[t] if current_state else states[t - 1])
+            delta_after = delta
+        return gradient
 
     return answer
 
@@ -301,9 +347,11 @@ def nucleus_in_sorted_order(logits, p):
         ("ch02.q2", hidden_gradients(recursion=False), 0.2),
         ("ch02.q2", hidden_gradients(mean=False), 0.2),
         ("ch02.q2", hidden_gradients(start_from_zero=True), 0.2),
-        ("ch02.q3", weight_gradient(current_state=True), 0.0),
-        ("ch02.q3", weight_gradient(start_from_zero=True), 0.2),
-        ("ch02.q3", weight_gradient(recursion=False), 0.2),
+        ("ch02.q3", tanh_weight_gradient(derivative="none"), 0.0),
+        ("ch02.q3", tanh_weight_gradient(derivative="carried"), 0.0),
+        ("ch02.q3", tanh_weight_gradient(current_state=True), 0.0),
+        ("ch02.q3", tanh_weight_gradient(start_from_zero=True), 0.2),
+        ("ch02.q3", weight_gradient(), 0.0),
         ("ch02.q4", truncated(None), 0.3),
         ("ch02.q4", truncated(lambda t, steps, k: t % k == 1 or k == 1), 0.2),
         ("ch02.q4", truncated(lambda t, steps, k: (steps - t) % k == 0 and t < steps), 0.45),
@@ -327,7 +375,7 @@ def test_a_classic_mistake_loses_most_points(
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "words"),
     [
-        ("ch02.q3", weight_gradient(current_state=True), "off-by-one in time"),
+        ("ch02.q3", tanh_weight_gradient(current_state=True), "the sum takes h_{t-1}"),
         ("ch02.q4", truncated(lambda t, steps, k: (steps - t) % k == 0), "does not divide"),
         ("ch02.q6", nucleus("drops the crossing token"), "takes the mass past p"),
         ("ch02.q6", nucleus("drops the crossing token"), "only the most probable"),

@@ -4,8 +4,10 @@
 Each reference is the package's own tested code: ``coursekit.models.RNNCell`` (one recurrent
 step), ``coursekit.bptt.manual_bptt`` (the chapter's gradient recursions, truncated or not),
 ``coursekit.bptt.jacobian_product_norms`` (the norms of the Jacobian products) and
-``coursekit.generate.top_p_filter`` (nucleus sampling's filter). Questions 1-3 transcribe
-equations the chapter prints; 4-6 ask for a variant, an experiment and a rule it only describes.
+``coursekit.generate.top_p_filter`` (nucleus sampling's filter); question 3's reference is
+autograd through ``coursekit.models.RNN``. Questions 1, 2 and 4 transcribe equations the chapter
+prints; 3, 5 and 6 ask for a derivation it does not print, an experiment and a rule it only
+names.
 Numbers are float64, so the default tolerance is that of ``torch.testing.assert_close`` for
 float64. The gradients are to be derived by hand: autograd is forbidden in questions 2-4.
 """
@@ -93,10 +95,10 @@ register(
 )
 
 
-# The linear RNN of questions 2, 3 and 4 --------------------------------------------------------
+# The recurrent networks of questions 2-4 --------------------------------------------------------
 
 #: (T, d, h, q, scale of h_0, what the case exercises); most cases start from h_0 != 0.
-LINEAR_RNN_SETTINGS = [
+RNN_SETTINGS = [
     (5, 3, 4, 2, 1.0, "T=5, d=3, h=4, q=2, h_0 != 0"),
     (8, 2, 3, 3, 1.0, "T=8, d=2, h=3, q=3, h_0 != 0"),
     (12, 4, 5, 1, 1.0, "T=12, a longer sequence, q=1, h_0 != 0"),
@@ -106,11 +108,12 @@ LINEAR_RNN_SETTINGS = [
 ]
 
 
-def _linear_rnn_arguments(
+def _rnn_arguments(
     generator: torch.Generator, steps: int, d: int, h: int, q: int, initial_scale: float
 ) -> tuple[torch.Tensor, ...]:
     """``X [T, d]``, ``Y [T, q]``, ``W_hx``, ``W_hh``, ``W_qh`` and ``h_0`` of the linear RNN
-    h_t = W_hx x_t + W_hh h_{t-1}, o_t = W_qh h_t; W_hh is scaled so that the states stay small.
+    h_t = W_hx x_t + W_hh h_{t-1} (questions 2 and 4) or the tanh RNN h_t = tanh(W_hx x_t +
+    W_hh h_{t-1}) (question 3), with o_t = W_qh h_t; W_hh is scaled so that the states stay small.
     """
     return (
         float64_normal(generator, steps, d),
@@ -122,12 +125,12 @@ def _linear_rnn_arguments(
     )
 
 
-def _linear_rnn_cases(rng: random.Random, time_description: str) -> Iterator[Case]:
+def _rnn_cases(rng: random.Random, time_description: str) -> Iterator[Case]:
     """The cases of questions 2 and 3; ``time_description`` names the off-by-one in time that
     the cases with h_0 != 0 catch."""
     generator = torch_generator(rng)
-    for steps, d, h, q, initial_scale, description in LINEAR_RNN_SETTINGS:
-        arguments = _linear_rnn_arguments(generator, steps, d, h, q, initial_scale)
+    for steps, d, h, q, initial_scale, description in RNN_SETTINGS:
+        arguments = _rnn_arguments(generator, steps, d, h, q, initial_scale)
         about = f"{description} ({time_description})" if initial_scale else description
         yield Case(arguments, description=about)
 
@@ -145,7 +148,7 @@ def _hidden_gradients_reference(
 
 
 def _hidden_gradients_cases(rng: random.Random) -> Iterator[Case]:
-    return _linear_rnn_cases(rng, "h_1 is computed from h_0, not from zeros")
+    return _rnn_cases(rng, "h_1 is computed from h_0, not from zeros")
 
 
 register(
@@ -161,30 +164,38 @@ register(
 )
 
 
-# ch02.q3: the gradient of the loss with respect to W_hh, by hand -----------------------------
+# ch02.q3: dL/dW_hh of the tanh RNN, derived by hand ------------------------------------------
 
 
-def _grad_W_hh_reference(
+def _tanh_rnn_grad_W_hh_reference(
     X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor
 ) -> Tensor:
-    """``dL/dW_hh = sum_t dL/dh_t h_{t-1}^T`` with the chapter's recursion
-    ``dL/dh_t = W_hh^T dL/dh_{t+1} + W_qh^T dL/do_t``, by ``coursekit.bptt.manual_bptt``.
+    """``dL/dW_hh`` of ``h_t = tanh(W_hx x_t + W_hh h_{t-1})``, ``o_t = W_qh h_t`` and the
+    chapter's loss ``L = (1/T) sum_t 1/2 ||o_t - y_t||^2``: autograd through
+    ``coursekit.models.RNN`` (no biases) from the state ``h_0``.
     """
-    return manual_bptt(X, Y, W_hx, W_hh, W_qh, h0=h0).grad_W_hh
+    hidden_size, input_size = W_hx.shape
+    rnn = coursekit.models.RNN(input_size, hidden_size, bias=False).double()
+    rnn.load_state_dict({"weight_ih_l0": W_hx, "weight_hh_l0": W_hh})
+    states, _ = rnn(X.unsqueeze(1), h0.view(1, 1, -1))  # [T, 1, h]
+    outputs = states.squeeze(1) @ W_qh.T
+    loss = 0.5 * ((outputs - Y) ** 2).sum() / X.shape[0]
+    (gradient,) = torch.autograd.grad(loss, [rnn.get_parameter("weight_hh_l0")])
+    return gradient
 
 
-def _grad_W_hh_cases(rng: random.Random) -> Iterator[Case]:
-    return _linear_rnn_cases(rng, "off-by-one in time: the sum takes h_{t-1}, h_0 at t = 1")
+def _tanh_rnn_cases(rng: random.Random) -> Iterator[Case]:
+    return _rnn_cases(rng, "the sum takes h_{t-1}, h_0 at t = 1")
 
 
 register(
     Question(
         id="ch02.q3",
-        title="Backpropagation through time by hand: dL/dW_hh",
+        title="Backpropagation through time by hand: dL/dW_hh of the tanh RNN",
         points=2,
-        answer_name="grad_W_hh",
-        reference=_grad_W_hh_reference,
-        make_cases=_grad_W_hh_cases,
+        answer_name="tanh_grad_W_hh",
+        reference=_tanh_rnn_grad_W_hh_reference,
+        make_cases=_tanh_rnn_cases,
         forbidden=AUTOGRAD,
     )
 )
@@ -218,7 +229,7 @@ TRUNCATION_SETTINGS = [
 def _truncated_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     for steps, k, description in TRUNCATION_SETTINGS:
-        arguments = _linear_rnn_arguments(generator, steps, 3, 4, 2, 1.0)
+        arguments = _rnn_arguments(generator, steps, 3, 4, 2, 1.0)
         yield Case((*arguments, k), description=f"{description}; h_0 != 0")
 
 
