@@ -464,6 +464,8 @@ def padding_always_zero(sequences, padding_value):
         ("ch01.q1", vocab_listing_specials_twice, "listed once"),
         ("ch01.q2", padding_always_zero, "padding_value=3"),
         ("ch01.q4", bleu_with(lambda c, r: math.exp(1 - r / c)), "c > r"),
+        ("ch01.q6", bigram_with(framing="no eos"), "the word and <eos>"),
+        ("ch01.q6", bigram_with(framing="no sos"), "the word and <eos>"),
         ("ch01.q4", bleu_crashing_on_log_zero, "no log(0) crash"),
         ("ch01.q4", bleu_crashing_on_log_zero, "c = 0"),
     ],

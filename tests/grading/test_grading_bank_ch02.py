@@ -187,6 +187,10 @@ def step_with_untransposed_weights(x, h, W_hx, W_hh, b):
     return torch.tanh(x @ W_hx + h @ W_hh + b)
 
 
+def step_with_untransposed_recurrence(x, h, W_hx, W_hh, b):
+    return torch.tanh(x @ W_hx.T + h @ W_hh + b)
+
+
 def step_in_float32(x, h, W_hx, W_hh, b):
     return torch.tanh(x.float() @ W_hx.float().T + h.float() @ W_hh.float().T + b.float())
 
@@ -242,8 +246,8 @@ def tanh_weight_gradient(
 ) -> Callable[..., torch.Tensor]:
     """dL/dW_hh of the tanh RNN, sum_t delta_t h_{t-1}^T with delta_t = (1 - h_t^2) * dL/dh_t,
     with one thing changed: tanh' left out (``derivative="none"``) or applied to the carried
-    gradient only (``"carried"``: the current step's factor forgotten in the sum), h_t in place
-    of h_{t-1}, or h_0 taken as 0."""
+    gradient only (``"carried"``: the current step's factor forgotten in the sum) or taken at
+    h_{t-1} (``"previous"``), h_t in place of h_{t-1}, or h_0 taken as 0."""
 
     def answer(X, Y, W_hx, W_hh, W_qh, h0):
         steps = X.shape[0]
@@ -253,7 +257,7 @@ def tanh_weight_gradient(
         gradient, delta_after = torch.zeros_like(W_hh), torch.zeros_like(h0)
         for t in range(steps, 0, -1):
             grad_h = W_hh.T @ delta_after + W_qh.T @ (W_qh @ states[t] - Y[t - 1]) / steps
-            slope = 1 - states[t] ** 2
+            slope = 1 - states[t - 1 if derivative == "previous" else t] ** 2
             delta = grad_h if derivative == "none" else slope * grad_h
             used = grad_h if derivative == "carried" else delta
             gradient += torch.outer(used, states[t] if current_state else states[t - 1])
@@ -343,12 +347,14 @@ def nucleus_in_sorted_order(logits, p):
     [
         ("ch02.q1", step_without_tanh, 0.0),
         ("ch02.q1", step_with_untransposed_weights, 0.0),
+        ("ch02.q1", step_with_untransposed_recurrence, 0.2),
         ("ch02.q1", step_in_float32, 0.0),
         ("ch02.q2", hidden_gradients(recursion=False), 0.2),
         ("ch02.q2", hidden_gradients(mean=False), 0.2),
         ("ch02.q2", hidden_gradients(start_from_zero=True), 0.2),
         ("ch02.q3", tanh_weight_gradient(derivative="none"), 0.0),
         ("ch02.q3", tanh_weight_gradient(derivative="carried"), 0.0),
+        ("ch02.q3", tanh_weight_gradient(derivative="previous"), 0.0),
         ("ch02.q3", tanh_weight_gradient(current_state=True), 0.0),
         ("ch02.q3", tanh_weight_gradient(start_from_zero=True), 0.2),
         ("ch02.q3", weight_gradient(), 0.0),
@@ -375,7 +381,9 @@ def test_a_classic_mistake_loses_most_points(
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "words"),
     [
-        ("ch02.q3", tanh_weight_gradient(current_state=True), "the sum takes h_{t-1}"),
+        ("ch02.q3", tanh_weight_gradient(current_state=True), "where h_0 enters the sum"),
+        ("ch02.q3", tanh_weight_gradient(derivative="previous"), "not at h_0"),
+        ("ch02.q1", step_with_untransposed_recurrence, "multiplied by W_hh^T"),
         ("ch02.q4", truncated(lambda t, steps, k: (steps - t) % k == 0), "does not divide"),
         ("ch02.q6", nucleus("drops the crossing token"), "takes the mass past p"),
         ("ch02.q6", nucleus("drops the crossing token"), "only the most probable"),

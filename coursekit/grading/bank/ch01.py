@@ -431,6 +431,13 @@ def _bigram_cases(rng: random.Random) -> Iterator[Case]:
         rtol=1e-9,
         atol=0.0,
     )
+    yield Case(
+        ([[4, 5], [5, 4, 4]], [[2]], 6, 0, 1, 1.0),
+        description="one test sentence of one unseen word: 2 predictions, the word and <eos> "
+        "(<sos> is given, never predicted); |V|=6, k=1",
+        rtol=1e-9,
+        atol=0.0,
+    )
 
 
 register(

@@ -14,6 +14,7 @@ float64. The gradients are to be derived by hand: autograd is forbidden in quest
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 
@@ -80,6 +81,17 @@ def _rnn_step_cases(rng: random.Random) -> Iterator[Case]:
             ),
             description=description,
         )
+    yield Case(
+        (
+            float64_normal(generator, 3, 4),
+            float64_normal(generator, 3, 4),
+            torch.zeros(4, 4, dtype=torch.float64),
+            float64_normal(generator, 4, 4, scale=0.5),
+            float64_normal(generator, 4, scale=0.5),
+        ),
+        description="W_hx = 0, so only the recurrent term acts: in the row form each state is "
+        "multiplied by W_hh^T (W_hh is square but not symmetric)",
+    )
 
 
 register(
@@ -185,7 +197,12 @@ def _tanh_rnn_grad_W_hh_reference(
 
 
 def _tanh_rnn_cases(rng: random.Random) -> Iterator[Case]:
-    return _rnn_cases(rng, "the sum takes h_{t-1}, h_0 at t = 1")
+    """Question 2's arguments; the single step isolates where tanh' acts."""
+    for case in _rnn_cases(rng, "where h_0 enters the sum"):
+        if case.args[0].shape[0] == 1:
+            about = "T=1, h_0 != 0: a single step, whose tanh' is taken at h_1, not at h_0"
+            case = dataclasses.replace(case, description=about)
+        yield case
 
 
 register(
@@ -250,17 +267,17 @@ register(
 
 
 def _carried_norm(W: torch.Tensor, steps: int, scale: float) -> float:
-    """``||((scale W)^T)^T||_2``: how much the linear RNN with recurrent weights ``scale W``
+    """``||((scale W)^T)^steps||_2``: how much the linear RNN with recurrent weights ``scale W``
     amplifies a gradient carried back ``steps`` steps (``jacobian_product_norms``' last norm)."""
     return float(jacobian_product_norms(scale * W, steps + 1)[-1])
 
 
 def _critical_scale_reference(W: torch.Tensor, steps: int) -> float:
-    """The scale ``c`` with ``||((c W)^T)^T||_2 = 1`` (gradients carried back ``T`` steps neither
-    vanish nor explode), found by bisection on ``coursekit.bptt.jacobian_product_norms``.
+    """The scale ``c`` with ``||((c W)^T)^K||_2 = 1`` (gradients carried back ``K`` steps neither
+    vanish nor explode; ``K = steps``), found by bisection on ``coursekit.bptt.jacobian_product_norms``.
 
     The norm grows with ``c``; the answer lies in ``[1 / ||W||_2, 1 / rho(W)]`` because
-    ``rho(W)^T <= ||W^T||_2 <= ||W||_2^T``. Bisection stops at a relative width of 1e-10.
+    ``rho(W)^K <= ||W^K||_2 <= ||W||_2^K``. Bisection stops at a relative width of 1e-10.
     """
     low = 1 / float(torch.linalg.matrix_norm(W, ord=2))
     high = 1 / float(torch.linalg.eigvals(W).abs().max())
@@ -280,14 +297,14 @@ def _non_normal_matrix(generator: torch.Generator, size: int, shear: float) -> t
     return rotation @ (torch.diag(eigenvalues) + upper) @ rotation.T
 
 
-#: (h, T, shear (None for a Gaussian matrix), what the case exercises)
+#: (h, K, shear (None for a Gaussian matrix), what the case exercises)
 CRITICAL_SCALE_SETTINGS = [
-    (4, 1, 0.5, "T=1: c = 1 / ||W||_2, not 1 / rho(W)"),
-    (3, 2, 1.0, "T=2, a 3x3 non-normal W"),
-    (6, 5, 0.6, "T=5, a non-normal W: its powers grow before they decay"),
-    (8, 10, None, "T=10, a Gaussian W"),
-    (5, 30, 0.5, "T=30, a non-normal W: 1/rho(W) is still off by about 1%"),
-    (6, 200, 0.4, "T=200: within 2% of 1/rho(W), as Gelfand's formula says, not within 1e-3"),
+    (4, 1, 0.5, "K=1: c = 1 / ||W||_2, not 1 / rho(W)"),
+    (3, 2, 1.0, "K=2, a 3x3 non-normal W"),
+    (6, 5, 0.6, "K=5, a non-normal W: its powers grow before they decay"),
+    (8, 10, None, "K=10, a Gaussian W"),
+    (5, 30, 0.5, "K=30, a non-normal W: 1/rho(W) is still off by about 1%"),
+    (6, 200, 0.4, "K=200: within 2% of 1/rho(W), as Gelfand's formula says, not within 1e-3"),
 ]
 
 

@@ -251,6 +251,12 @@ def _masked_mean_cases(rng: random.Random) -> Iterator[Case]:
             _padded_outputs(generator, lengths, steps, hidden_size),
             description=f"{about}: lengths {lengths}, T={steps}{padded}",
         )
+    outputs, lengths_tensor = _padded_outputs(generator, [5, 2, 3], 5, 2)
+    yield Case(
+        (outputs.masked_fill(outputs == PADDING_FILL, 0.0), lengths_tensor),
+        description="lengths [5, 2, 3], T=5; padding holds 0, so a missing mask changes nothing "
+        "here: the mean of a sequence divides by its own length, not by T",
+    )
 
 
 register(
