@@ -27,7 +27,7 @@ from typing import Any
 
 from coursekit.grading.questions import Question
 
-Fingerprint = tuple[str, bytes]
+Fingerprint = tuple[str, bytes, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 
 
 def qualified_name(code: CodeType) -> str:
@@ -35,9 +35,24 @@ def qualified_name(code: CodeType) -> str:
     return getattr(code, "co_qualname", code.co_name)
 
 
+def constant_text(constant: Any) -> str:
+    """A constant as text that does not depend on the process: a nested code object by its
+    name, a frozenset (``x in {"a", "b"}``) in sorted order."""
+    if isinstance(constant, CodeType):
+        return qualified_name(constant)
+    if isinstance(constant, frozenset):
+        return repr(sorted(map(repr, constant)))
+    return repr(constant)
+
+
 def fingerprint(code: CodeType) -> Fingerprint:
-    """What stays the same when a function is compiled again from the same source."""
-    return qualified_name(code), code.co_code
+    """What stays the same when a function is compiled again from the same source: its name,
+    bytecode, the names and local variables it uses and its constants. The bytecode alone is
+    not enough, since it refers to names by index: on Python 3.10, where a comprehension's
+    name is only ``<genexpr>``, a student's ``(t for t in tokens)`` would match the one
+    inside a reference."""
+    constants = tuple(map(constant_text, code.co_consts))
+    return qualified_name(code), code.co_code, code.co_names, code.co_varnames, constants
 
 
 def nested_code(code: CodeType) -> Iterator[CodeType]:

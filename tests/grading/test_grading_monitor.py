@@ -111,6 +111,18 @@ def test_a_same_named_function_with_other_code_is_not_flagged(module: ModuleType
     assert monitor.called is None
 
 
+def test_a_comprehension_with_the_same_bytecode_is_not_flagged(module: ModuleType) -> None:
+    """The reference's ``(value for value in values)`` and this ``(item for item in items)``
+    compile to the same bytecode; on Python 3.10 both are named only ``<genexpr>``."""
+
+    def largest(items: list[int]) -> int:
+        return max(item for item in items)
+
+    with CallMonitor([module.reference_sum]) as monitor:
+        assert largest([1, 3, 2]) == 3
+    assert monitor.called is None
+
+
 def test_the_previous_trace_function_is_put_back(module: ModuleType) -> None:
     events: list[str] = []
 
