@@ -37,7 +37,7 @@ NEUTRAL_WORDS = tuple(word for phrase in FILLERS for word in phrase.split())
 
 def filler(rng: random.Random, span: int) -> str:
     """``span`` neutral words, drawn from the grammar's filler phrases."""
-    return " ".join(rng.choice(NEUTRAL_WORDS) for _ in range(span))
+    return " ".join(rng.choices(NEUTRAL_WORDS, k=span))
 
 
 def contrast_review(rng: random.Random, span: int, conflict: bool = True) -> Labelled:
