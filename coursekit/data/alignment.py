@@ -49,10 +49,3 @@ def crossings(alignment: Alignment) -> int:
         for later in alignment[i + 1 :]
         if positions and later and max(positions) > min(later)
     )
-
-
-def check_flag(name: str, value: object) -> bool:
-    """Return ``value`` if it is a bool (an option like ``alignments``), else raise."""
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return value

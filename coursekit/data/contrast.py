@@ -28,7 +28,7 @@ from coursekit.data.records import Labelled
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.sentiment import FILLERS, SUBJECTS, draw_clause
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_int
+from coursekit.data.validation import check_bool, check_int
 
 CONNECTIVES = ("but", "even though")
 NEUTRAL_ADJECTIVES = ("long", "short", "loud", "quiet", "dark", "bright", "modern", "familiar")
@@ -76,8 +76,7 @@ def contrast_review(rng: random.Random, span: int, conflict: bool = True) -> Lab
 def contrast_span(split: str, *, n: int, seed: int, span: int, conflict: bool) -> list[Labelled]:
     """Labelled reviews (1 positive, 0 negative), see the module docstring (Chapter 3)."""
     check_int("span", span, minimum=0)
-    if not isinstance(conflict, bool):
-        raise TypeError(f"conflict must be True or False, got {conflict!r}")
+    check_bool("conflict", conflict)
     stream = f"contrast_span-{span}" if conflict else f"contrast_span-{span}-control"
     return sample_split(
         lambda rng: [contrast_review(rng, span, conflict)],

@@ -27,11 +27,11 @@ from typing import Literal, cast
 from babel import Locale, UnknownLocaleError
 from babel.dates import DateTimeFormat, format_date, get_date_format, parse_pattern
 
-from coursekit.data.alignment import Token, align, check_flag
+from coursekit.data.alignment import Token, align
 from coursekit.data.records import AlignedPair, Pair
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_choices, check_int
+from coursekit.data.validation import check_bool, check_choices, check_int
 
 DateStyle = Literal["full", "long", "medium", "short"]
 
@@ -174,7 +174,7 @@ def dates(
     chosen_formats = check_choices("formats", formats, FORMATS)
     check_int("min_year", min_year, minimum=1, maximum=9999)
     check_int("max_year", max_year, minimum=min_year, maximum=9999)
-    check_flag("alignments", alignments)
+    check_bool("alignments", alignments)
     problem = find_ambiguity(chosen_locales, chosen_formats, min_year, max_year - min_year + 1)
     if problem is not None:
         raise ValueError(f"ambiguous dates: {problem}")

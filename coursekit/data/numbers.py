@@ -33,12 +33,12 @@ import random
 
 from num2words import CONVERTER_CLASSES, num2words
 
-from coursekit.data.alignment import Token, align, check_flag
+from coursekit.data.alignment import Token, align
 from coursekit.data.number_words import ALIGNED_LANGUAGES, LARGEST_ALIGNED, segment
 from coursekit.data.records import AlignedPair, Pair
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_choice, check_int
+from coursekit.data.validation import check_bool, check_choice, check_int
 
 DIGITS = "digits"
 LANGUAGES: tuple[str, ...] = (*sorted(CONVERTER_CLASSES), DIGITS)
@@ -143,7 +143,7 @@ def numbers(
         raise ValueError(f"source and target are both {source!r}; choose two different languages")
     check_int("max_value", max_value, minimum=1)
     check_int("numbers_per_example", numbers_per_example, minimum=1)
-    if check_flag("alignments", alignments):
+    if check_bool("alignments", alignments):
         check_alignable(source, target, max_value)
     drawn = sample_split(
         lambda rng: [draw_numbers(rng, max_value, numbers_per_example)],

@@ -18,6 +18,13 @@ def check_int(
     return value
 
 
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is ``True`` or ``False`` (an option like ``alignments``), else raise."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
 def check_fraction(name: str, value: object) -> float:
     """Return ``value`` as a float if it is a number with ``0 <= value <= 1``, else raise."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:

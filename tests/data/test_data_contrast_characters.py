@@ -55,7 +55,7 @@ def test_the_control_keeps_the_memory_and_removes_the_conflict() -> None:
     for review in though:
         assert review.text.rstrip(".").split()[-1] in NEUTRAL_ADJECTIVES
         assert len(review.text.split(", even though ")[0].split()) >= 3 + 7
-    with pytest.raises(TypeError, match="conflict"):
+    with pytest.raises(ValueError, match="conflict"):
         data.load("contrast_span", "train", n=5, span=2, conflict="no")
 
 

@@ -14,7 +14,6 @@ float64. The gradients are to be derived by hand: autograd is forbidden in quest
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Iterator
 
@@ -137,13 +136,17 @@ def _rnn_arguments(
     )
 
 
-def _rnn_cases(rng: random.Random, time_description: str) -> Iterator[Case]:
+def _rnn_cases(
+    rng: random.Random, time_description: str, single_step: str | None = None
+) -> Iterator[Case]:
     """The cases of questions 2 and 3; ``time_description`` names the off-by-one in time that
-    the cases with h_0 != 0 catch."""
+    the cases with h_0 != 0 catch, and ``single_step``, if given, describes the T=1 case."""
     generator = torch_generator(rng)
     for steps, d, h, q, initial_scale, description in RNN_SETTINGS:
         arguments = _rnn_arguments(generator, steps, d, h, q, initial_scale)
         about = f"{description} ({time_description})" if initial_scale else description
+        if steps == 1 and single_step is not None:
+            about = single_step
         yield Case(arguments, description=about)
 
 
@@ -198,11 +201,8 @@ def _tanh_rnn_grad_W_hh_reference(
 
 def _tanh_rnn_cases(rng: random.Random) -> Iterator[Case]:
     """Question 2's arguments; the single step isolates where tanh' acts."""
-    for case in _rnn_cases(rng, "where h_0 enters the sum"):
-        if case.args[0].shape[0] == 1:
-            about = "T=1, h_0 != 0: a single step, whose tanh' is taken at h_1, not at h_0"
-            case = dataclasses.replace(case, description=about)
-        yield case
+    single_step = "T=1, h_0 != 0: a single step, whose tanh' is taken at h_1, not at h_0"
+    return _rnn_cases(rng, "where h_0 enters the sum", single_step)
 
 
 register(
