@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from coursekit.grading.compare import compare
+
 QUESTION_ID = re.compile(r"^(?P<chapter>ch\d{2})\.q\d+$")
 
 
@@ -49,6 +51,19 @@ CaseGenerator = Callable[[random.Random], Iterable[Case]]
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A classic wrong answer to a question: ``answer`` makes the mistake that ``note`` names
+    ("tanh' taken at h_{t-1} instead of h_t"). A failing test prints the note only when the
+    student's result equals ``answer``'s on that test, so the note never names another mistake.
+
+    See the book's Exercises page.
+    """
+
+    note: str
+    answer: Callable[..., Any]
+
+
+@dataclass(frozen=True)
 class Question:
     """A graded exercise: ``answer(*case.args, **case.kwargs)`` must equal ``reference(...)``.
 
@@ -58,7 +73,8 @@ class Question:
     ``forbidden`` lists the implementations an answer may not call (the package function the
     question asks the student to write, its torch twin, autograd for a gradient by hand); the
     reference itself is always forbidden. ``output_names`` names the items of a returned tuple
-    (``("padded", "mask")``), so that a report says which item differs.
+    (``("padded", "mask")``), so that a report says which item differs. ``mistakes`` are the
+    classic wrong answers whose notes a failing test may print (:class:`Mistake`).
 
     See the book's Exercises page.
     """
@@ -71,6 +87,7 @@ class Question:
     make_cases: CaseGenerator
     forbidden: tuple[Callable[..., Any], ...] = ()
     output_names: tuple[str, ...] = ()
+    mistakes: tuple[Mistake, ...] = ()
 
     def __post_init__(self) -> None:
         if not QUESTION_ID.match(self.id):
@@ -85,6 +102,22 @@ class Question:
     def expected(self, case: Case) -> Any:
         """The reference answer for ``case``, computed on a private copy of its arguments."""
         return self.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+
+    def mistake_made(self, case: Case, value: Any) -> Mistake | None:
+        """The one of ``mistakes`` whose answer to ``case`` equals ``value`` (under the case's
+        tolerance); None when there is none, or when the case cannot tell two of them apart."""
+        made = [
+            mistake
+            for mistake in self.mistakes
+            if compare(
+                mistake.answer(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs)),
+                value,
+                rtol=case.rtol,
+                atol=case.atol,
+            )
+            is None
+        ]
+        return made[0] if len(made) == 1 else None
 
 
 _REGISTRY: dict[str, Question] = {}

@@ -21,6 +21,7 @@ from torch import Tensor
 
 from coursekit.bptt import jacobian_product_norms
 from coursekit.grading import get_question
+from coursekit.grading.bank.ch02 import tanh_rnn_gradient_with
 
 CHAPTER_2 = [f"ch02.q{number}" for number in range(1, 7)]
 
@@ -90,7 +91,7 @@ def test_the_tanh_derivative_matters_in_every_case_with_more_than_one_step() -> 
         if case.args[0].shape[0] > 1:
             with pytest.raises(AssertionError):
                 torch.testing.assert_close(
-                    tanh_weight_gradient(derivative="none")(*case.args), question.expected(case)
+                    tanh_rnn_gradient_with(slope="none")(*case.args), question.expected(case)
                 )
 
 
@@ -241,32 +242,6 @@ def weight_gradient(**change: Any) -> Callable[..., torch.Tensor]:
     return answer
 
 
-def tanh_weight_gradient(
-    derivative: str = "current", current_state: bool = False, start_from_zero: bool = False
-) -> Callable[..., torch.Tensor]:
-    """dL/dW_hh of the tanh RNN, sum_t delta_t h_{t-1}^T with delta_t = (1 - h_t^2) * dL/dh_t,
-    with one thing changed: tanh' left out (``derivative="none"``) or applied to the carried
-    gradient only (``"carried"``: the current step's factor forgotten in the sum) or taken at
-    h_{t-1} (``"previous"``), h_t in place of h_{t-1}, or h_0 taken as 0."""
-
-    def answer(X, Y, W_hx, W_hh, W_qh, h0):
-        steps = X.shape[0]
-        states = [torch.zeros_like(h0) if start_from_zero else h0]
-        for x in X:
-            states.append(torch.tanh(W_hx @ x + W_hh @ states[-1]))
-        gradient, delta_after = torch.zeros_like(W_hh), torch.zeros_like(h0)
-        for t in range(steps, 0, -1):
-            grad_h = W_hh.T @ delta_after + W_qh.T @ (W_qh @ states[t] - Y[t - 1]) / steps
-            slope = 1 - states[t - 1 if derivative == "previous" else t] ** 2
-            delta = grad_h if derivative == "none" else slope * grad_h
-            used = grad_h if derivative == "carried" else delta
-            gradient += torch.outer(used, states[t] if current_state else states[t - 1])
-            delta_after = delta
-        return gradient
-
-    return answer
-
-
 def truncated(cut: Callable[[int, int, int], bool] | None) -> Callable[..., torch.Tensor]:
     """Truncated BPTT with the recursion cut where ``cut(t, T, k)``; None ignores k."""
 
@@ -352,11 +327,10 @@ def nucleus_in_sorted_order(logits, p):
         ("ch02.q2", hidden_gradients(recursion=False), 0.2),
         ("ch02.q2", hidden_gradients(mean=False), 0.2),
         ("ch02.q2", hidden_gradients(start_from_zero=True), 0.2),
-        ("ch02.q3", tanh_weight_gradient(derivative="none"), 0.0),
-        ("ch02.q3", tanh_weight_gradient(derivative="carried"), 0.0),
-        ("ch02.q3", tanh_weight_gradient(derivative="previous"), 0.0),
-        ("ch02.q3", tanh_weight_gradient(current_state=True), 0.0),
-        ("ch02.q3", tanh_weight_gradient(start_from_zero=True), 0.2),
+        ("ch02.q3", tanh_rnn_gradient_with(slope="none"), 0.0),
+        ("ch02.q3", tanh_rnn_gradient_with(slope="carried"), 0.0),
+        ("ch02.q3", tanh_rnn_gradient_with(slope="previous"), 0.0),
+        ("ch02.q3", tanh_rnn_gradient_with(current_state=True), 0.0),
         ("ch02.q3", weight_gradient(), 0.0),
         ("ch02.q4", truncated(None), 0.3),
         ("ch02.q4", truncated(lambda t, steps, k: t % k == 1 or k == 1), 0.2),
@@ -381,8 +355,6 @@ def test_a_classic_mistake_loses_most_points(
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "words"),
     [
-        ("ch02.q3", tanh_weight_gradient(current_state=True), "where h_0 enters the sum"),
-        ("ch02.q3", tanh_weight_gradient(derivative="previous"), "not at h_0"),
         ("ch02.q1", step_with_untransposed_recurrence, "multiplied by W_hh^T"),
         ("ch02.q4", truncated(lambda t, steps, k: (steps - t) % k == 0), "does not divide"),
         ("ch02.q6", nucleus("drops the crossing token"), "takes the mass past p"),

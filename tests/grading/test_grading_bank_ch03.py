@@ -292,7 +292,8 @@ def parameter_count_with(mistake: str):
 
 def half_life_with(mistake: str):
     """The half-life with one mistake: counted from 0, a unit that never drops given T or -1,
-    the first gate below 1/2 instead of the product, or the product kept in float32."""
+    the first gate below 1/2 instead of the product, the product kept in float32, or a product
+    at 1/2 counted as dropped."""
 
     def answer(forget_gates):
         steps = forget_gates.shape[0]
@@ -301,7 +302,8 @@ def half_life_with(mistake: str):
             return torch.where(below.any(0), below.int().argmax(0) + 1, steps + 1)
         dtype = torch.float32 if mistake == "float32" else forget_gates.dtype
         kept = torch.cumprod(forget_gates.to(dtype), dim=0)
-        half_life = (kept >= 0.5).sum(dim=0) + (0 if mistake == "from 0" else 1)
+        still_kept = kept > 0.5 if mistake == "at or below" else kept >= 0.5
+        half_life = still_kept.sum(dim=0) + (0 if mistake == "from 0" else 1)
         if mistake == "never is T":
             return half_life.clamp(max=steps)
         if mistake == "never is -1":
@@ -349,6 +351,7 @@ def test_a_classic_mistake_loses_most_points(
         ("ch03.q4", masked_sum_divided_by_T, "not by T"),
         ("ch03.q5", parameter_count_with("bias ignored"), "bias=False"),
         ("ch03.q6", half_life_with("float32"), "float32 instead of float64"),
+        ("ch03.q6", half_life_with("at or below"), "exactly sigmoid(0)"),
     ],
 )
 def test_a_boundary_mistake_fails_the_case_that_names_it(

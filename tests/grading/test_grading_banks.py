@@ -107,3 +107,43 @@ def test_the_exercise_stub_is_not_implemented(
     question = get_question(question_id)
     stub = stubs[question_id.split(".")[0]][question.answer_name]
     assert run_question(question, stub).status == "not implemented"
+
+
+MISTAKES = [
+    (question.id, index) for question in all_questions() for index in range(len(question.mistakes))
+]
+
+
+@pytest.mark.parametrize(("question_id", "index"), MISTAKES)
+def test_a_named_mistake_loses_points_and_check_names_it_and_no_other(
+    question_id: str, index: int
+) -> None:
+    question = get_question(question_id)
+    mistake = question.mistakes[index]
+    result = run_question(question, mistake.answer)
+    assert result.points_earned < question.points
+    hints = [case.hint for case in result.cases if not case.passed]
+    assert any(mistake.note in hint for hint in hints)
+    for other in question.mistakes:
+        if other is not mistake:
+            assert not any(other.note in hint for hint in hints), other.note
+
+
+def shifted_by_one(value: Any) -> Any:
+    """The reference's result plus 1: wrong everywhere, and none of the named mistakes."""
+    if isinstance(value, tuple):
+        return tuple(map(shifted_by_one, value))
+    return value + 1
+
+
+@pytest.mark.parametrize("question_id", sorted({question_id for question_id, _ in MISTAKES}))
+def test_a_wrong_answer_that_is_no_named_mistake_gets_no_mistake_note(question_id: str) -> None:
+    question = get_question(question_id)
+
+    def shifted(*args: Any, **kwargs: Any) -> Any:
+        return shifted_by_one(question.reference(*args, **kwargs))
+
+    result = run_question(question, shifted)
+    assert result.passed_count == 0
+    notes = [mistake.note for mistake in question.mistakes]
+    assert not any(note in case.hint for case in result.cases for note in notes)

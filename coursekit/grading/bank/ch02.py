@@ -15,7 +15,8 @@ float64. The gradients are to be derived by hand: autograd is forbidden in quest
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Literal
 
 import torch
 from torch import Tensor
@@ -23,7 +24,7 @@ from torch import Tensor
 import coursekit.models
 from coursekit.bptt import jacobian_product_norms, manual_bptt
 from coursekit.generate import sampling_distribution, top_p_filter
-from coursekit.grading.questions import Case, Question, register
+from coursekit.grading.questions import Case, Mistake, Question, register
 from coursekit.models.recurrent_cells import rnn_step
 
 #: What an answer that must derive a gradient by hand may not call.
@@ -136,18 +137,23 @@ def _rnn_arguments(
     )
 
 
-def _rnn_cases(
-    rng: random.Random, time_description: str, single_step: str | None = None
-) -> Iterator[Case]:
-    """The cases of questions 2 and 3; ``time_description`` names the off-by-one in time that
-    the cases with h_0 != 0 catch, and ``single_step``, if given, describes the T=1 case."""
+def _rnn_cases(rng: random.Random) -> Iterator[Case]:
+    """The cases of questions 2 and 3, described by their sizes and initial state."""
     generator = torch_generator(rng)
     for steps, d, h, q, initial_scale, description in RNN_SETTINGS:
         arguments = _rnn_arguments(generator, steps, d, h, q, initial_scale)
-        about = f"{description} ({time_description})" if initial_scale else description
-        if steps == 1 and single_step is not None:
-            about = single_step
-        yield Case(arguments, description=about)
+        yield Case(arguments, description=description)
+
+
+def _from_zero_state(gradient: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The mistake of starting the forward pass from zeros instead of the given ``h_0``."""
+
+    def answer(
+        X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor
+    ) -> Tensor:
+        return gradient(X, Y, W_hx, W_hh, W_qh, torch.zeros_like(h0))
+
+    return answer
 
 
 # ch02.q2: dL/dh_t for every time step --------------------------------------------------------
@@ -162,9 +168,23 @@ def _hidden_gradients_reference(
     return manual_bptt(X, Y, W_hx, W_hh, W_qh, h0=h0).grad_h
 
 
-def _hidden_gradients_cases(rng: random.Random) -> Iterator[Case]:
-    return _rnn_cases(rng, "h_1 is computed from h_0, not from zeros")
+def _hidden_gradients_without_recursion(
+    X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor
+) -> Tensor:
+    """The mistake of leaving out ``W_hh^T dL/dh_{t+1}``: truncation after every step."""
+    return manual_bptt(X, Y, W_hx, W_hh, W_qh, h0=h0, truncation=1).grad_h
 
+
+def _hidden_gradients_without_mean(
+    X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor
+) -> Tensor:
+    """The mistake of ``dL/do_t = o_t - y_t``: the loss summed, not averaged, over time."""
+    return X.shape[0] * _hidden_gradients_reference(X, Y, W_hx, W_hh, W_qh, h0)
+
+
+FROM_ZERO_STATE = (
+    "the forward pass starts from zeros, not from the given h_0 (h_1 = W_hx x_1 + W_hh h_0)"
+)
 
 register(
     Question(
@@ -173,8 +193,16 @@ register(
         points=2,
         answer_name="hidden_state_gradients",
         reference=_hidden_gradients_reference,
-        make_cases=_hidden_gradients_cases,
+        make_cases=_rnn_cases,
         forbidden=AUTOGRAD,
+        mistakes=(
+            Mistake(FROM_ZERO_STATE, _from_zero_state(_hidden_gradients_reference)),
+            Mistake(
+                "dL/dh_t lacks the term W_hh^T dL/dh_{t+1} carried back from the later steps",
+                _hidden_gradients_without_recursion,
+            ),
+            Mistake("dL/do_t lacks the 1/T of the mean over time", _hidden_gradients_without_mean),
+        ),
     )
 )
 
@@ -199,10 +227,35 @@ def _tanh_rnn_grad_W_hh_reference(
     return gradient
 
 
-def _tanh_rnn_cases(rng: random.Random) -> Iterator[Case]:
-    """Question 2's arguments; the single step isolates where tanh' acts."""
-    single_step = "T=1, h_0 != 0: a single step, whose tanh' is taken at h_1, not at h_0"
-    return _rnn_cases(rng, "where h_0 enters the sum", single_step)
+TanhSlope = Literal["current", "previous", "none", "carried"]
+
+
+def tanh_rnn_gradient_with(
+    slope: TanhSlope = "current", current_state: bool = False
+) -> Callable[..., Tensor]:
+    """``dL/dW_hh = sum_t delta_t h_{t-1}^T`` of the tanh RNN, with ``delta_t = (1 - h_t^2) *
+    dL/dh_t``, by hand, and a classic mistake or none: tanh' taken at ``h_{t-1}``
+    (``slope="previous"``), left out (``"none"``) or left out of the sum only (``"carried"``), or
+    ``h_t`` in place of ``h_{t-1}`` (``current_state``)."""
+
+    def answer(
+        X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor
+    ) -> Tensor:
+        states = [h0]
+        for x in X:
+            states.append(torch.tanh(W_hx @ x + W_hh @ states[-1]))
+        gradient, delta_after = torch.zeros_like(W_hh), torch.zeros_like(h0)
+        for t in range(X.shape[0], 0, -1):
+            error = W_qh.T @ (W_qh @ states[t] - Y[t - 1]) / X.shape[0]
+            grad_h = W_hh.T @ delta_after + error
+            derivative = 1 - states[t - 1 if slope == "previous" else t] ** 2
+            delta = grad_h if slope == "none" else derivative * grad_h
+            summed = grad_h if slope == "carried" else delta
+            gradient += torch.outer(summed, states[t] if current_state else states[t - 1])
+            delta_after = delta
+        return gradient
+
+    return answer
 
 
 register(
@@ -212,8 +265,27 @@ register(
         points=2,
         answer_name="tanh_grad_W_hh",
         reference=_tanh_rnn_grad_W_hh_reference,
-        make_cases=_tanh_rnn_cases,
+        make_cases=_rnn_cases,
         forbidden=AUTOGRAD,
+        mistakes=(
+            Mistake(
+                "tanh' is left out: the recursion and the sum need dL/da_t = (1 - h_t^2) * dL/dh_t",
+                tanh_rnn_gradient_with(slope="none"),
+            ),
+            Mistake(
+                "tanh' is left out of the sum over t, though the recursion carries it",
+                tanh_rnn_gradient_with(slope="carried"),
+            ),
+            Mistake(
+                "tanh' is taken at h_{t-1}; h_t = tanh(a_t), so it is 1 - h_t^2",
+                tanh_rnn_gradient_with(slope="previous"),
+            ),
+            Mistake(
+                "the sum pairs dL/da_t with h_t; W_hh multiplies h_{t-1}",
+                tanh_rnn_gradient_with(current_state=True),
+            ),
+            Mistake(FROM_ZERO_STATE, _from_zero_state(_tanh_rnn_grad_W_hh_reference)),
+        ),
     )
 )
 

@@ -11,7 +11,8 @@ float64, so the default tolerance is that of ``torch.testing.assert_close`` for 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -19,7 +20,7 @@ from torch import Tensor, nn
 
 import coursekit.models
 from coursekit.grading.bank.ch02 import float64_normal, torch_generator
-from coursekit.grading.questions import Case, Question, register
+from coursekit.grading.questions import Case, Mistake, Question, register
 from coursekit.models.recurrent_cells import gru_gates, lstm_gates, lstm_step
 from coursekit.text import padding_mask
 
@@ -38,10 +39,9 @@ def _cell_with_weights(
     return cell
 
 
-def _cell_step_cases(rng: random.Random, gates: int, states: int, mistake: str) -> Iterator[Case]:
+def _cell_step_cases(rng: random.Random, gates: int, states: int) -> Iterator[Case]:
     """``x``, ``states`` state tensors (h, or h and c) and torch-layout weights, whose
-    ``gates`` blocks of ``H`` rows are stacked, for one step of a cell; every description
-    starts with the classic ``mistake`` the cases catch.
+    ``gates`` blocks of ``H`` rows are stacked, for one step of a cell.
     """
     generator = torch_generator(rng)
     settings = [
@@ -66,7 +66,7 @@ def _cell_step_cases(rng: random.Random, gates: int, states: int, mistake: str) 
                 float64_normal(generator, gates * hidden_size, scale=weight_scale),
                 float64_normal(generator, gates * hidden_size, scale=weight_scale),
             ),
-            description=f"{mistake}; {description}",
+            description=description,
         )
 
 
@@ -91,7 +91,34 @@ def _lstm_step_reference(
 
 
 def _lstm_step_cases(rng: random.Random) -> Iterator[Case]:
-    return _cell_step_cases(rng, gates=4, states=2, mistake="gate order i, f, g, o")
+    return _cell_step_cases(rng, gates=4, states=2)
+
+
+def read_in_order(
+    step: Callable[..., Any], torch_order: str, read_order: str
+) -> Callable[..., Any]:
+    """The mistake of reading the gate blocks of ``W_ih``, ``W_hh``, ``b_ih`` and ``b_hh``,
+    stacked in ``torch_order``, as if they were stacked in ``read_order``: ``step`` is given
+    the blocks where the mistaken answer finds each gate."""
+
+    def answer(x: Tensor, *states_and_weights: Tensor) -> Any:
+        *states, W_ih, W_hh, b_ih, b_hh = states_and_weights
+        found_at = [read_order.index(gate) for gate in torch_order]
+
+        def as_read(stacked: Tensor) -> Tensor:
+            blocks = stacked.chunk(len(torch_order))
+            return torch.cat([blocks[index] for index in found_at])
+
+        return step(x, *states, *map(as_read, (W_ih, W_hh, b_ih, b_hh)))
+
+    return answer
+
+
+def _lstm_step_with_one_bias(
+    x: Tensor, h: Tensor, c: Tensor, W_ih: Tensor, W_hh: Tensor, b_ih: Tensor, b_hh: Tensor
+) -> tuple[Tensor, Tensor]:
+    """The mistake of adding only ``b_ih`` to the gates."""
+    return _lstm_step_reference(x, h, c, W_ih, W_hh, b_ih, torch.zeros_like(b_hh))
 
 
 register(
@@ -111,6 +138,20 @@ register(
             lstm_gates,
         ),
         output_names=("h_new", "c_new"),
+        mistakes=(
+            *(
+                Mistake(
+                    f"the blocks are read in the order {', '.join(order)}; PyTorch stacks them "
+                    "i, f, g, o",
+                    read_in_order(_lstm_step_reference, "ifgo", order),
+                )
+                for order in ("ifog", "igfo")
+            ),
+            Mistake(
+                "b_hh is left out: every gate adds both biases, b_ih and b_hh",
+                _lstm_step_with_one_bias,
+            ),
+        ),
     )
 )
 
@@ -137,9 +178,16 @@ def _paper_gru_reference(
 
 
 def _paper_gru_cases(rng: random.Random) -> Iterator[Case]:
-    return _cell_step_cases(
-        rng, gates=3, states=1, mistake="reset-gate placement: R_t * H_{t-1} before W_hn"
-    )
+    return _cell_step_cases(rng, gates=3, states=1)
+
+
+def _pytorch_gru_step(
+    x: Tensor, h: Tensor, W_ih: Tensor, W_hh: Tensor, b_ih: Tensor, b_hh: Tensor
+) -> Tensor:
+    """The mistake of PyTorch's form, ``R_t * (W_hn H_{t-1} + b_hn)``, by ``GRUCell``."""
+    cell = _cell_with_weights(coursekit.models.GRUCell, W_ih, W_hh, b_ih, b_hh)
+    with torch.no_grad():
+        return cell(x, h)
 
 
 register(
@@ -150,6 +198,17 @@ register(
         answer_name="paper_gru_step",
         reference=_paper_gru_reference,
         make_cases=_paper_gru_cases,
+        mistakes=(
+            Mistake(
+                "the reset gate is applied after the product with W_hn, as in PyTorch's GRU; "
+                "the paper resets H_{t-1} before it",
+                _pytorch_gru_step,
+            ),
+            Mistake(
+                "the blocks are read in the order z, r, n; PyTorch stacks them r, z, n",
+                read_in_order(_paper_gru_reference, "rzn", "zrn"),
+            ),
+        ),
     )
 )
 
@@ -184,7 +243,7 @@ def _bidirectional_reference(outputs: torch.Tensor, lengths: torch.Tensor) -> to
 
 
 #: (lengths, T, H, what the case exercises); six padded batches, one without padding.
-PADDED = f"padding holds {PADDING_FILL:g} (missing mask: output[:, -1] reads it)"
+PADDED = f"padding holds {PADDING_FILL:g}"
 BIDIRECTIONAL_SETTINGS = [
     ([6, 4, 2], 6, 4, PADDED),
     ([5, 5, 3, 1], 5, 2, f"a sequence of length 1: both halves at t = 0; {PADDED}"),
@@ -192,7 +251,7 @@ BIDIRECTIONAL_SETTINGS = [
     ([4, 2], 8, 2, f"padded beyond the longest sequence; {PADDED}"),
     ([2, 5, 4, 3, 5], 5, 1, PADDED),
     ([6, 3], 6, 5, PADDED),
-    ([4, 4, 4], 4, 3, "no padding: output[:, -1] is still wrong for the backward half"),
+    ([4, 4, 4], 4, 3, "no padding"),
 ]
 
 
@@ -214,6 +273,18 @@ register(
         answer_name="bidirectional_final_state",
         reference=_bidirectional_reference,
         make_cases=_bidirectional_cases,
+        mistakes=(
+            Mistake(
+                "output[:, -1] is the last step of the padded batch: the forward direction "
+                "ends at the sequence's own last word, n_b - 1, and the backward one at t = 0",
+                lambda outputs, lengths: outputs[:, -1],
+            ),
+            Mistake(
+                "both halves are taken at n_b - 1: the backward direction reads the sequence "
+                "from its end and finishes at t = 0",
+                lambda outputs, lengths: outputs[torch.arange(len(lengths)), lengths - 1],
+            ),
+        ),
     )
 )
 
@@ -391,6 +462,12 @@ def _half_life_cases(rng: random.Random) -> Iterator[Case]:
         (torch.cat([saturated, steady], dim=1),),
         description="saturated sigmoid gates, T=12; a unit at 0.8, whose product (not any gate) "
         "drops below 1/2 at k=4, and one that never drops",
+    )
+    halves = [[0.5, 1.0, 0.5, 0.9], [0.9, 0.5, 0.5, 0.99], [0.9, 0.9, 0.9, 0.99]]
+    yield Case(
+        (torch.tensor(halves, dtype=torch.float64),),
+        description="gates of exactly sigmoid(0) = 1/2: a product equal to 1/2 has not dropped "
+        "below it (k = 2, 3, 2, and T + 1 for a unit that never drops)",
     )
 
 
