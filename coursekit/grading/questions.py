@@ -106,18 +106,18 @@ class Question:
     def mistake_made(self, case: Case, value: Any) -> Mistake | None:
         """The one of ``mistakes`` whose answer to ``case`` equals ``value`` (under the case's
         tolerance); None when there is none, or when the case cannot tell two of them apart."""
-        made = [
-            mistake
-            for mistake in self.mistakes
-            if compare(
-                mistake.answer(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs)),
-                value,
-                rtol=case.rtol,
-                atol=case.atol,
-            )
-            is None
-        ]
+        made = [mistake for mistake in self.mistakes if _gives(mistake, case, value)]
         return made[0] if len(made) == 1 else None
+
+
+def _gives(mistake: Mistake, case: Case, value: Any) -> bool:
+    """Whether ``mistake`` answers ``case`` with ``value``; a mistake that cannot be made on this
+    case (its answer raises) and a value that cannot be compared give False."""
+    try:
+        wrong = mistake.answer(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+        return compare(wrong, value, rtol=case.rtol, atol=case.atol) is None
+    except Exception:  # noqa: BLE001 - a hostile value must not stop the grading
+        return False
 
 
 _REGISTRY: dict[str, Question] = {}

@@ -16,7 +16,7 @@ import torch
 from coursekit.grading.answers import AnswerOutcome, call_answer
 from coursekit.grading.compare import compare, within_float32_rounding
 from coursekit.grading.monitor import CallMonitor
-from coursekit.grading.questions import Case, Mistake, Question, generate_cases
+from coursekit.grading.questions import Case, Question, generate_cases
 from coursekit.grading.results import CaseResult, QuestionResult
 
 MISSING_RETURN_HINT = "did you forget `return`? the function returned None"
@@ -78,22 +78,13 @@ def grade_case(question: Question, case: Case, number: int, outcome: AnswerOutco
     hint = ""
     if outcome.value is None and expected is not None:
         hint = MISSING_RETURN_HINT
-    elif (mistake := _mistake_made(question, case, outcome.value)) is not None:
+    elif (mistake := question.mistake_made(case, outcome.value)) is not None:
         hint = f"your result is the one this mistake gives: {mistake.note}"
     elif within_float32_rounding(expected, outcome.value):
         hint = FLOAT32_HINT
     elif introduces_nan(expected, outcome.value):
         hint = NAN_HINT
     return CaseResult(number, case.description, "failed", difference, hint, forbidden)
-
-
-def _mistake_made(question: Question, case: Case, value: Any) -> Mistake | None:
-    """The classic mistake ``value`` is the result of, if any; a value that cannot be compared
-    is none of them."""
-    try:
-        return question.mistake_made(case, value)
-    except Exception:  # noqa: BLE001 - a hostile value must not stop the grading
-        return None
 
 
 def run_question(

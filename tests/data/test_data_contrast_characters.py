@@ -77,11 +77,16 @@ def test_windows_are_inputs_and_targets_shifted_by_one() -> None:
         next_token_windows(torch.arange(3), 5)
 
 
-def test_the_character_corpus_frames_validation_by_newlines() -> None:
+def test_the_character_corpus_frames_validation_and_test_by_newlines() -> None:
     corpus = character_corpus()
     assert corpus.vocab.get_itos()[0] == "<unk>"
     newline = corpus.vocab["\n"]
-    assert corpus.valid_ids[0] == corpus.valid_ids[-1] == newline
-    inputs, targets = corpus.validation_batch()
-    assert inputs.shape == targets.shape == (1, len(corpus.valid_ids) - 1)
+    for ids, (inputs, targets) in (
+        (corpus.valid_ids, corpus.validation_batch()),
+        (corpus.test_ids, corpus.test_batch()),
+    ):
+        assert ids[0] == ids[-1] == newline
+        assert inputs.shape == targets.shape == (1, len(ids) - 1)
+        torch.testing.assert_close(inputs[0, 1:], targets[0, :-1])
+    assert not torch.equal(corpus.valid_ids, corpus.test_ids)
     assert len(corpus.windows(64)) == (len(corpus.train_ids) - 1) // 64

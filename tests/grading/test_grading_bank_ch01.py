@@ -24,6 +24,7 @@ from coursekit.grading import (
     get_question,
     run_question,
 )
+from coursekit.grading.bank.ch01 import bigram_perplexity_with, vocabulary_with_ties_by
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTER_1 = [f"ch01.q{number}" for number in range(1, 7)]
@@ -69,6 +70,22 @@ def assert_fails_the_case_named(question_id: str, answer: Callable[..., Any], wo
     assert named, f"no case of {question_id} is described with {words!r}"
     assert not any(case.passed for case in named)
     assert result.points_earned < question.points
+
+
+def assert_check_names_the_mistake(
+    question_id: str, answer: Callable[..., Any], words: str
+) -> None:
+    """``answer``, a classic mistake written apart from the bank, loses points, and the hints of
+    its failing cases name the question's one Mistake whose note holds ``words``, and no other."""
+    question = get_question(question_id)
+    (note,) = [mistake.note for mistake in question.mistakes if words in mistake.note]
+    result = run_question(question, answer)
+    assert result.points_earned < question.points
+    hints = [case.hint for case in result.cases if not case.passed]
+    assert any(note in hint for hint in hints), hints
+    for other in question.mistakes:
+        if other.note != note:
+            assert not any(other.note in hint for hint in hints), other.note
 
 
 def assert_names_only_its_mistake(
@@ -309,20 +326,6 @@ def test_every_bigram_test_set_holds_an_unseen_bigram() -> None:
 # Classic mistakes lose most of the points -----------------------------------------------------
 
 
-def vocab_with_first_seen_ties(sentences, min_freq, specials):
-    counts: dict[str, int] = {}
-    for token in (token for sentence in sentences for token in sentence):
-        counts[token] = counts.get(token, 0) + 1
-    ranked = sorted(counts, key=lambda token: -counts[token])  # ties stay in first-seen order
-    return specials + [t for t in ranked if counts[t] >= min_freq and t not in specials]
-
-
-def vocab_with_case_insensitive_ties(sentences, min_freq, specials):
-    tokens = [token for sentence in sentences for token in sentence]
-    ranked = sorted(set(tokens), key=lambda t: (-tokens.count(t), t.lower()))
-    return specials + [t for t in ranked if tokens.count(t) >= min_freq and t not in specials]
-
-
 def vocab_with_strict_min_freq(sentences, min_freq, specials):
     tokens = [token for sentence in sentences for token in sentence]
     ranked = sorted(set(tokens), key=lambda t: (-tokens.count(t), t))
@@ -378,7 +381,7 @@ def chapter_brevity(c: int, r: int) -> float:
     return 1.0 if c > r else math.exp(1 - r / c)
 
 
-def bleu_crashing_on_log_zero(matches, totals, c, r):
+def bleu_taking_the_log_of_zero(matches, totals, c, r):
     log_precisions = [math.log(m / t) for m, t in zip(matches, totals, strict=True)]
     return 100 * chapter_brevity(c, r) * math.exp(sum(log_precisions) / 4)
 
@@ -396,36 +399,16 @@ def known(tokens, padding_id, unk_id):
     return (tokens != padding_id) & (tokens != unk_id)
 
 
-def bigram_with(framing: str = "both", vocabulary: str = "all", dtype=torch.float64):
-    """A bigram perplexity with one thing changed: the framing, |V|, or the float type."""
-
-    def answer(train, test, vocab_size, sos_id, eos_id, k):
-        def frame(sentence):
-            start = [sos_id] if framing in ("both", "no eos") else []
-            end = [eos_id] if framing in ("both", "no sos") else []
-            return [*start, *sentence, *end]
-
-        pairs = [p for s in train for p in zip(frame(s), frame(s)[1:], strict=False)]
-        seen = {token for sentence in train for token in sentence} | {sos_id, eos_id}
-        size = vocab_size if vocabulary == "all" else len(seen)
-        probabilities = []
-        for sentence in test:
-            framed = frame(sentence)
-            for context, word in zip(framed, framed[1:], strict=False):
-                together = pairs.count((context, word))
-                as_context = sum(1 for first, _ in pairs if first == context)
-                probabilities.append((together + k) / (as_context + k * size))
-        log_probabilities = torch.tensor(probabilities, dtype=dtype).log()
-        return float(torch.exp(-log_probabilities.mean()))
-
-    return answer
+def bigram_in_float32(*args):
+    """The right perplexity, rounded to float32 on the way out."""
+    return float(torch.tensor(bigram_perplexity_with()(*args), dtype=torch.float32))
 
 
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "at_most"),
     [
-        ("ch01.q1", vocab_with_first_seen_ties, 0.2),
-        ("ch01.q1", vocab_with_case_insensitive_ties, 0.2),
+        ("ch01.q1", vocabulary_with_ties_by(lambda token: 0), 0.2),
+        ("ch01.q1", vocabulary_with_ties_by(str.lower), 0.2),
         ("ch01.q1", vocab_with_strict_min_freq, 0.2),
         ("ch01.q1", vocab_listing_specials_twice, 0.2),
         ("ch01.q2", mask_from_values, 0.0),
@@ -440,10 +423,10 @@ def bigram_with(framing: str = "both", vocabulary: str = "all", dtype=torch.floa
         ("ch01.q5", perplexity_over(lambda t, pad, unk: t != pad), 0.0),
         ("ch01.q5", perplexity_over(lambda t, pad, unk: t != unk), 0.2),
         ("ch01.q5", perplexity_over(known, denominator="all"), 0.0),
-        ("ch01.q6", bigram_with(framing="no eos"), 0.0),
-        ("ch01.q6", bigram_with(framing="no sos"), 0.0),
-        ("ch01.q6", bigram_with(vocabulary="seen"), 0.2),
-        ("ch01.q6", bigram_with(dtype=torch.float32), 0.0),
+        ("ch01.q6", bigram_perplexity_with(framing="no eos"), 0.0),
+        ("ch01.q6", bigram_perplexity_with(framing="no sos"), 0.0),
+        ("ch01.q6", bigram_perplexity_with(vocabulary="seen"), 0.2),
+        ("ch01.q6", bigram_in_float32, 0.0),
     ],
 )
 def test_a_classic_mistake_loses_most_points(
@@ -458,19 +441,46 @@ def padding_always_zero(sequences, padding_value):
     return padded, torch.arange(padded.shape[1]) >= lengths.unsqueeze(1)
 
 
+def test_the_right_bigram_counts_score_full_marks() -> None:
+    """The mistakes of ch01.q6 change one thing of the bank's own correct count."""
+    question, result = graded("ch01.q6", bigram_perplexity_with())
+    assert result.points_earned == question.points
+
+
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "words"),
     [
-        ("ch01.q1", vocab_listing_specials_twice, "listed once"),
-        ("ch01.q2", padding_always_zero, "padding_value=3"),
-        ("ch01.q4", bleu_with(lambda c, r: math.exp(1 - r / c)), "c > r"),
-        ("ch01.q6", bigram_with(framing="no eos"), "the word and <eos>"),
-        ("ch01.q6", bigram_with(framing="no sos"), "the word and <eos>"),
-        ("ch01.q4", bleu_crashing_on_log_zero, "no log(0) crash"),
-        ("ch01.q4", bleu_crashing_on_log_zero, "c = 0"),
+        ("ch01.q1", vocab_with_strict_min_freq, "exactly min_freq"),
+        ("ch01.q1", vocab_listing_specials_twice, "listed again"),
+        ("ch01.q2", mask_from_values, "read from the values"),
+        ("ch01.q2", mask_inverted, "inverted"),
+        ("ch01.q2", padding_always_zero, "whatever padding_value"),
+        ("ch01.q3", unclipped_precision, "not clipped"),
+        ("ch01.q3", clipped_precision_by(sum), "sum over the references"),
+        ("ch01.q4", bleu_with(lambda c, r: 1.0), "left out"),
+        ("ch01.q4", bleu_with(lambda c, r: 1.0 if c > r else math.exp(1 - c / r)), "1 - c/r"),
+        ("ch01.q4", bleu_with(lambda c, r: math.exp(1 - r / c)), "when c > r too"),
+        ("ch01.q4", bleu_with(chapter_brevity, mean="arithmetic"), "arithmetically"),
+        ("ch01.q4", bleu_with(chapter_brevity, scale=1), "0-1 scale"),
+        (
+            "ch01.q5",
+            perplexity_over(lambda t, pad, unk: torch.ones_like(t, dtype=torch.bool)),
+            "and <unk> are",
+        ),
+        ("ch01.q5", perplexity_over(lambda t, pad, unk: t != pad), "<unk> tokens are"),
+        ("ch01.q5", perplexity_over(lambda t, pad, unk: t != unk), "the padding is"),
+        ("ch01.q5", perplexity_over(known, denominator="all"), "B * T"),
     ],
 )
-def test_a_boundary_mistake_fails_the_case_that_names_it(
+def test_check_names_a_classic_mistake_written_apart_from_the_bank(
     question_id: str, wrong_answer: Callable[..., Any], words: str
 ) -> None:
-    assert_fails_the_case_named(question_id, wrong_answer, words)
+    assert_check_names_the_mistake(question_id, wrong_answer, words)
+
+
+def test_a_bleu_that_takes_the_log_of_zero_fails_the_cases_with_a_zero_count() -> None:
+    _, result = graded("ch01.q4", bleu_taking_the_log_of_zero)
+    for case, outcome in zip(cases_of("ch01.q4"), result.cases, strict=True):
+        matches, totals, _, _ = case.args
+        assert outcome.status == ("passed" if min(matches) > 0 else "error"), case.description
+    assert any(min(case.args[0]) == 0 < min(case.args[1]) for case in cases_of("ch01.q4"))

@@ -11,7 +11,7 @@ import pytest
 import torch
 from test_grading_bank_ch01 import (
     ROOT,
-    assert_fails_the_case_named,
+    assert_check_names_the_mistake,
     assert_full_marks,
     assert_loses_most_points,
     cases_of,
@@ -21,7 +21,11 @@ from torch import Tensor
 
 from coursekit.bptt import jacobian_product_norms
 from coursekit.grading import get_question
-from coursekit.grading.bank.ch02 import tanh_rnn_gradient_with
+from coursekit.grading.bank.ch02 import (
+    nucleus_filter_with,
+    rnn_step_without_tanh,
+    tanh_rnn_gradient_with,
+)
 
 CHAPTER_2 = [f"ch02.q{number}" for number in range(1, 7)]
 
@@ -180,10 +184,6 @@ def test_no_nucleus_case_puts_p_near_a_partial_sum_or_splits_a_tie() -> None:
 # Classic mistakes lose most of the points -----------------------------------------------------
 
 
-def step_without_tanh(x, h, W_hx, W_hh, b):
-    return x @ W_hx.T + h @ W_hh.T + b
-
-
 def step_with_untransposed_weights(x, h, W_hx, W_hh, b):
     return torch.tanh(x @ W_hx + h @ W_hh + b)
 
@@ -292,25 +292,6 @@ def scale_of_power(exponent: Callable[[int], int], ord: Any = 2) -> Callable[...
     return answer
 
 
-def nucleus(rule: str) -> Callable[..., torch.Tensor]:
-    """A top-p filter with one mistake: the token that crosses p dropped, the probabilities
-    summed over the whole batch, or the rule applied to the logits."""
-
-    def answer(logits, p):
-        scores = logits.flatten().unsqueeze(0) if rule == "whole batch" else logits
-        weights = scores if rule == "logits" else torch.softmax(scores, dim=-1)
-        ordered, order = weights.sort(dim=-1, descending=True)
-        if rule == "drops the crossing token":
-            keep_sorted = ordered.cumsum(dim=-1) <= p
-        else:
-            keep_sorted = ordered.cumsum(dim=-1) - ordered < p
-            keep_sorted[..., 0] = True
-        keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
-        return scores.masked_fill(~keep, float("-inf")).view_as(logits)
-
-    return answer
-
-
 def nucleus_in_sorted_order(logits, p):
     ordered, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
     keep = ordered.cumsum(dim=-1) - ordered < p
@@ -320,7 +301,7 @@ def nucleus_in_sorted_order(logits, p):
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "at_most"),
     [
-        ("ch02.q1", step_without_tanh, 0.0),
+        ("ch02.q1", rnn_step_without_tanh, 0.0),
         ("ch02.q1", step_with_untransposed_weights, 0.0),
         ("ch02.q1", step_with_untransposed_recurrence, 0.2),
         ("ch02.q1", step_in_float32, 0.0),
@@ -340,9 +321,9 @@ def nucleus_in_sorted_order(logits, p):
         ("ch02.q5", inverse_spectral_norm, 0.2),
         ("ch02.q5", scale_of_power(lambda T: T - 1), 0.4),
         ("ch02.q5", scale_of_power(lambda T: T, ord="fro"), 0.4),
-        ("ch02.q6", nucleus("drops the crossing token"), 0.2),
-        ("ch02.q6", nucleus("whole batch"), 0.3),
-        ("ch02.q6", nucleus("logits"), 0.2),
+        ("ch02.q6", nucleus_filter_with("drops the crossing token"), 0.2),
+        ("ch02.q6", nucleus_filter_with("whole batch"), 0.3),
+        ("ch02.q6", nucleus_filter_with("logits"), 0.2),
         ("ch02.q6", nucleus_in_sorted_order, 0.0),
     ],
 )
@@ -355,13 +336,18 @@ def test_a_classic_mistake_loses_most_points(
 @pytest.mark.parametrize(
     ("question_id", "wrong_answer", "words"),
     [
-        ("ch02.q1", step_with_untransposed_recurrence, "multiplied by W_hh^T"),
-        ("ch02.q4", truncated(lambda t, steps, k: (steps - t) % k == 0), "does not divide"),
-        ("ch02.q6", nucleus("drops the crossing token"), "takes the mass past p"),
-        ("ch02.q6", nucleus("drops the crossing token"), "only the most probable"),
+        ("ch02.q1", step_with_untransposed_recurrence, "not W_hh^T"),
+        ("ch02.q4", truncated(None), "k is ignored"),
+        ("ch02.q4", truncated(lambda t, steps, k: t % k == 1 or k == 1), "steps 1, k + 1"),
+        ("ch02.q4", truncated(lambda t, steps, k: (steps - t) % k == 0), "from the end"),
+        ("ch02.q4", truncated_resetting_the_state, "starts from h = 0"),
+        ("ch02.q5", naive_inverse_radius, "1 / rho(W)"),
+        ("ch02.q5", inverse_spectral_norm, "1 / ||W||_2"),
+        ("ch02.q5", scale_of_power(lambda T: T - 1), "K - 1"),
+        ("ch02.q6", nucleus_in_sorted_order, "sorted order"),
     ],
 )
-def test_a_boundary_mistake_fails_the_case_that_names_it(
+def test_check_names_a_classic_mistake_written_apart_from_the_bank(
     question_id: str, wrong_answer: Callable[..., Any], words: str
 ) -> None:
-    assert_fails_the_case_named(question_id, wrong_answer, words)
+    assert_check_names_the_mistake(question_id, wrong_answer, words)

@@ -13,7 +13,7 @@ import pytest
 import torch
 from test_grading_bank_ch01 import (
     ROOT,
-    assert_fails_the_case_named,
+    assert_check_names_the_mistake,
     assert_full_marks,
     assert_loses_most_points,
     cases_of,
@@ -345,16 +345,26 @@ def test_a_classic_mistake_loses_most_points(
     assert_loses_most_points(question_id, wrong_answer, at_most)
 
 
-@pytest.mark.parametrize(
-    ("question_id", "wrong_answer", "words"),
-    [
-        ("ch03.q4", masked_sum_divided_by_T, "not by T"),
-        ("ch03.q5", parameter_count_with("bias ignored"), "bias=False"),
-        ("ch03.q6", half_life_with("float32"), "float32 instead of float64"),
-        ("ch03.q6", half_life_with("at or below"), "exactly sigmoid(0)"),
-    ],
-)
-def test_a_boundary_mistake_fails_the_case_that_names_it(
+#: Classic mistakes written apart from the bank, and words of the note each must earn.
+NAMED_MISTAKES = [
+    ("ch03.q4", mean_over_all_steps, "all T steps"),
+    ("ch03.q4", masked_sum_divided_by_T, "divided by T"),
+    ("ch03.q5", parameter_count_with("no projection"), "proj_size is ignored"),
+    ("ch03.q5", parameter_count_with("square W_hh"), "[4H, H]"),
+    ("ch03.q5", parameter_count_with("upper layers read H"), "D * H inputs"),
+    ("ch03.q5", parameter_count_with("no W_hr"), "W_hr [P, H] is left out"),
+    ("ch03.q5", parameter_count_with("bias ignored"), "bias=False"),
+    ("ch03.q6", half_life_with("from 0"), "counted from 0"),
+    ("ch03.q6", half_life_with("never is T"), "gets T;"),
+    ("ch03.q6", half_life_with("never is -1"), "gets -1"),
+    ("ch03.q6", half_life_with("first gate"), "whose gate"),
+    ("ch03.q6", half_life_with("float32"), "float32"),
+    ("ch03.q6", half_life_with("at or below"), "exactly 1/2"),
+]
+
+
+@pytest.mark.parametrize(("question_id", "wrong_answer", "words"), NAMED_MISTAKES)
+def test_check_names_a_classic_mistake_written_apart_from_the_bank(
     question_id: str, wrong_answer: Callable[..., Any], words: str
 ) -> None:
-    assert_fails_the_case_named(question_id, wrong_answer, words)
+    assert_check_names_the_mistake(question_id, wrong_answer, words)

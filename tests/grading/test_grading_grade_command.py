@@ -138,8 +138,9 @@ def test_feedback_is_one_markdown_file_per_student(graded) -> None:
     text = (folder / "feedback" / "subtly-wrong.md").read_text(encoding="utf-8")
     assert "**Total: 5.5 / 8 points.** Status: ok." in text
     assert (
-        "- test 1 failed (`min_freq=1, specials ['<unk>']; ties in code-point order ('The' < 'a'); "
-        "'<unk>' occurs 3 times in the text, listed once`): `[1]: expected 'The', got 'a'`"
+        "- test 1 failed (`min_freq=1, specials ['<unk>']; tied counts, 'The' and 'a' among them; "
+        "'<unk>' occurs 3 times in the text`): `[1]: expected 'The', got 'a' (hint: your result "
+        "is the one this mistake gives: tied tokens keep the order they were first seen in"
     ) in text
 
 

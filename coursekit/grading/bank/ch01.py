@@ -9,12 +9,15 @@ the chapter prints; questions 5 and 6 ask for what it does not print (a perplexi
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import torch
 
-from coursekit.grading.questions import Case, Question, register
+from coursekit.grading.questions import Case, Mistake, Question, register
 from coursekit.metrics import (
     bleu_from_statistics,
     brevity_penalty,
@@ -82,7 +85,7 @@ def _vocabulary_cases(rng: random.Random) -> Iterator[Case]:
         about = "no specials"
         if special_in_text is not None:
             counts[special_in_text] = special_count
-            about = f"'{special_in_text}' occurs {special_count} times in the text, listed once"
+            about = f"'{special_in_text}' occurs {special_count} times in the text"
         repeats = [token for token in counts for _ in range(counts[token] - 1)]
         rng.shuffle(repeats)
         tokens = sorted(counts, reverse=True) + repeats
@@ -90,9 +93,21 @@ def _vocabulary_cases(rng: random.Random) -> Iterator[Case]:
         sentences = [tokens[i:j] for i, j in zip([0, *cuts], [*cuts, len(tokens)], strict=True)]
         yield Case(
             (sentences, min_freq, list(specials)),
-            description=f"min_freq={min_freq}, specials {specials}; ties in code-point order "
-            f"('The' < 'a'); {about}",
+            description=f"min_freq={min_freq}, specials {specials}; tied counts, 'The' and 'a' "
+            f"among them; {about}",
         )
+
+
+def vocabulary_with_ties_by(tie_key: Callable[[str], Any]) -> Callable[..., list[str]]:
+    """The mistake of ordering tied tokens by ``tie_key`` instead of by code point: a constant
+    key keeps them in first-seen order, as ``Counter.most_common`` does."""
+
+    def answer(sentences: list[list[str]], min_freq: int, specials: list[str]) -> list[str]:
+        counts = Counter(token for sentence in sentences for token in sentence)
+        ranked = sorted(counts, key=lambda token: (-counts[token], tie_key(token)))
+        return specials + [t for t in ranked if counts[t] >= min_freq and t not in specials]
+
+    return answer
 
 
 register(
@@ -104,6 +119,31 @@ register(
         reference=_vocabulary_reference,
         make_cases=_vocabulary_cases,
         forbidden=(build_vocab_from_iterator,),
+        mistakes=(
+            Mistake(
+                "tied tokens keep the order they were first seen in; ties go in code-point "
+                "order ('The' < 'a')",
+                vocabulary_with_ties_by(lambda token: 0),
+            ),
+            Mistake(
+                "ties are ordered ignoring case; code-point order puts 'The' before 'a'",
+                vocabulary_with_ties_by(str.lower),
+            ),
+            Mistake(
+                "a token counted exactly min_freq times is left out; it is kept (count >= "
+                "min_freq)",
+                lambda sentences, min_freq, specials: _vocabulary_reference(
+                    sentences, min_freq + 1, specials
+                ),
+            ),
+            Mistake(
+                "a special that occurs in the text is listed again after the specials; every "
+                "token is listed once",
+                lambda sentences, min_freq, specials: (
+                    specials + _vocabulary_reference(sentences, min_freq, [])
+                ),
+            ),
+        ),
     )
 )
 
@@ -142,8 +182,24 @@ def _padding_cases(rng: random.Random) -> Iterator[Case]:
         yield Case(
             (sequences, padding_value),
             description=f"lengths {lengths} ({padded}), padding_value={padding_value}; the "
-            "padding id also occurs inside a sequence: missing mask if read from the values",
+            "padding id also occurs inside a sequence",
         )
+
+
+def _mask_from_values(
+    sequences: list[list[int]], padding_value: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The mistake of marking every position that holds the padding id."""
+    padded, _ = _padding_reference(sequences, padding_value)
+    return padded, padded == padding_value
+
+
+def _mask_inverted(
+    sequences: list[list[int]], padding_value: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The mistake of marking the real tokens instead of the padding."""
+    padded, mask = _padding_reference(sequences, padding_value)
+    return padded, ~mask
 
 
 register(
@@ -156,6 +212,21 @@ register(
         make_cases=_padding_cases,
         forbidden=(pad_batch, padding_mask, torch.nn.utils.rnn.pad_sequence),
         output_names=("padded", "mask"),
+        mistakes=(
+            Mistake(
+                "the mask is read from the values, so the padding id inside a sequence is "
+                "marked too; mark the positions t >= n_b, from the lengths",
+                _mask_from_values,
+            ),
+            Mistake(
+                "the mask is inverted: True marks the padding (t >= n_b), False the real tokens",
+                _mask_inverted,
+            ),
+            Mistake(
+                "the padding is 0 whatever padding_value; pad with padding_value",
+                lambda sequences, padding_value: _padding_reference(sequences, 0),
+            ),
+        ),
     )
 )
 
@@ -190,12 +261,37 @@ def _clipped_precision_cases(rng: random.Random) -> Iterator[Case]:
         hypothesis += repeated * in_all
         yield Case(
             (hypothesis, references, n),
-            description=f"n={n}, {reference_count} references; {repeated} repeated: clip by "
-            "the most in one reference, not the sum over the references",
+            description=f"n={n}, {reference_count} references; {repeated} repeated in the "
+            "hypothesis, and held by every reference",
         )
     yield Case(
         (["a", "cat", "sat"], [["a", "cat", "sat", "down"]], 4),
         description="3 tokens and n=4: the hypothesis has no 4-grams",
+    )
+
+
+#: A token no hypothesis holds: references joined with it share no n-gram across the joins.
+SEPARATOR = "\N{INFORMATION SEPARATOR ONE}"
+
+
+def _joined(references: list[list[str]]) -> list[str]:
+    """One reference holding the n-grams of all ``references``, each counted as often as the
+    references hold it together."""
+    return [token for reference in references for token in (*reference, SEPARATOR)]
+
+
+def _clipped_by_the_sum(
+    hypothesis: list[str], references: list[list[str]], n: int
+) -> tuple[int, int]:
+    """The mistake of clipping by the sum of an n-gram's counts over the references."""
+    return _clipped_precision_reference(hypothesis, [_joined(references)], n)
+
+
+def _unclipped(hypothesis: list[str], references: list[list[str]], n: int) -> tuple[int, int]:
+    """The mistake of counting every hypothesis n-gram that some reference holds, however
+    often: one reference repeated more often than the hypothesis is long never clips."""
+    return _clipped_precision_reference(
+        hypothesis, [_joined(references * (len(hypothesis) + 1))], n
     )
 
 
@@ -209,6 +305,18 @@ register(
         make_cases=_clipped_precision_cases,
         forbidden=(modified_precision, ngram_counts),
         output_names=("matches", "total"),
+        mistakes=(
+            Mistake(
+                "the matches are not clipped: an n-gram counts at most as often as one "
+                "reference holds it",
+                _unclipped,
+            ),
+            Mistake(
+                "the counts are clipped by the sum over the references; clip by the most in "
+                "one reference",
+                _clipped_by_the_sum,
+            ),
+        ),
     )
 )
 
@@ -264,15 +372,15 @@ def _without_4gram_matches(reference: list[str]) -> list[str]:
 
 #: (length change per sentence, probability of keeping a word, longest reference, what)
 BLEU_SETTINGS = [
-    (2, 0.8, 12, "c > r: BP = 1"),
-    (0, 0.8, 12, "c == r: BP = exp(0) = 1"),
-    (-1, 0.85, 12, "c < r by one word a sentence: BP = exp(1 - r/c) < 1"),
-    (-3, 0.9, 12, "c < r by three words a sentence: BP well below 1"),
+    (2, 0.8, 12, "c > r"),
+    (0, 0.8, 12, "c == r"),
+    (-1, 0.85, 12, "c < r by one word a sentence"),
+    (-3, 0.9, 12, "c < r by three words a sentence"),
     (-2, 0.75, 10, "c < r by two words a sentence"),
     (-1, 0.6, 9, "c < r, fewer matches"),
     (-4, 0.9, 14, "c < r by four words a sentence"),
-    (-1, 1.0, 12, "m_4 = 0 (no 4-gram matches, m_1 > 0): BLEU 0, no log(0) crash"),
-    (0, 0.8, 3, "hypotheses of at most 3 words: t_4 = m_4 = 0, BLEU 0 (no 0/0)"),
+    (-1, 1.0, 12, "m_4 = 0 (no 4-gram matches), m_1 > 0"),
+    (0, 0.8, 3, "hypotheses of at most 3 words: t_4 = m_4 = 0"),
 ]
 
 
@@ -286,7 +394,32 @@ def _bleu_cases(rng: random.Random) -> Iterator[Case]:
             hypotheses = [_without_4gram_matches(hypothesis) for hypothesis in hypotheses]
         matches, totals, c, r = _corpus_statistics(hypotheses, references)
         yield Case((matches, totals, c, r), description=f"{about}; c={c}, r={r}")
-    yield Case(([0] * 4, [0] * 4, 0, 14), description="empty hypotheses: c = 0, BLEU 0")
+    yield Case(([0] * 4, [0] * 4, 0, 14), description="empty hypotheses: c = 0")
+
+
+def _brevity_penalty(c: int, r: int) -> float:
+    """BP, read off the reference: BLEU / 100 when every precision is 1."""
+    return _bleu_reference([1] * 4, [1] * 4, c, r) / 100
+
+
+def _bleu_with_brevity(brevity: Callable[[int, int], float]) -> Callable[..., float]:
+    """The mistake of a brevity penalty ``brevity(c, r)`` in place of BLEU's."""
+
+    def answer(matches: list[int], totals: list[int], c: int, r: int) -> float:
+        score = _bleu_reference(matches, totals, c, r)
+        if score == 0:  # c = 0 among others, where BP is 0 too
+            return 0.0
+        return score * brevity(c, r) / _brevity_penalty(c, r)
+
+    return answer
+
+
+def _bleu_with_arithmetic_mean(matches: list[int], totals: list[int], c: int, r: int) -> float:
+    """The mistake of averaging the precisions arithmetically instead of geometrically."""
+    if min(matches) == 0:
+        return 0.0
+    precisions = [m / t for m, t in zip(matches, totals, strict=True)]
+    return 100 * _brevity_penalty(c, r) * sum(precisions) / 4
 
 
 register(
@@ -298,6 +431,29 @@ register(
         reference=_bleu_reference,
         make_cases=_bleu_cases,
         forbidden=(bleu_from_statistics, brevity_penalty, smoothed_precisions),
+        mistakes=(
+            Mistake(
+                "the brevity penalty is left out: BP = exp(1 - r/c) when c < r",
+                _bleu_with_brevity(lambda c, r: 1.0),
+            ),
+            Mistake(
+                "the brevity penalty is exp(1 - c/r); it is exp(1 - r/c) when c < r",
+                _bleu_with_brevity(lambda c, r: 1.0 if c >= r else math.exp(1 - c / r)),
+            ),
+            Mistake(
+                "the brevity penalty exp(1 - r/c) is applied when c > r too; BP = 1 there",
+                _bleu_with_brevity(lambda c, r: math.exp(1 - r / c)),
+            ),
+            Mistake(
+                "the precisions are averaged arithmetically; BLEU takes their geometric mean, "
+                "exp((1/4) sum_n log p_n)",
+                _bleu_with_arithmetic_mean,
+            ),
+            Mistake(
+                "the score is on the 0-1 scale; this question reports BLEU from 0 to 100",
+                lambda matches, totals, c, r: _bleu_reference(matches, totals, c, r) / 100,
+            ),
+        ),
     )
 )
 
@@ -354,6 +510,26 @@ def _known_perplexity_cases(rng: random.Random) -> Iterator[Case]:
         )
 
 
+def _perplexity_counting(kept: str) -> Callable[..., float]:
+    """The mistake of counting the positions ``kept`` names: ``"all"``, ``"unk"`` (padding left
+    out, ``<unk>`` kept) or ``"padding"`` (``<unk>`` left out, padding kept)."""
+
+    def answer(nll: torch.Tensor, tokens: torch.Tensor, padding_id: int, unk_id: int) -> float:
+        left_out = {"all": -1, "unk": padding_id, "padding": unk_id}[kept]
+        return _known_perplexity_reference(nll, tokens, left_out, left_out)
+
+    return answer
+
+
+def _perplexity_over_every_position(
+    nll: torch.Tensor, tokens: torch.Tensor, padding_id: int, unk_id: int
+) -> float:
+    """The mistake of dividing the known tokens' nll by all ``B * T`` positions."""
+    known = int(((tokens != padding_id) & (tokens != unk_id)).sum())
+    log_perplexity = math.log(_known_perplexity_reference(nll, tokens, padding_id, unk_id))
+    return math.exp(log_perplexity * known / tokens.numel())
+
+
 register(
     Question(
         id="ch01.q5",
@@ -362,6 +538,25 @@ register(
         answer_name="known_token_perplexity",
         reference=_known_perplexity_reference,
         make_cases=_known_perplexity_cases,
+        mistakes=(
+            Mistake(
+                "padding and <unk> are counted; the mean runs over the known real tokens only",
+                _perplexity_counting("all"),
+            ),
+            Mistake(
+                "<unk> tokens are counted; leave them out as well as the padding",
+                _perplexity_counting("unk"),
+            ),
+            Mistake(
+                "the padding is counted; leave it out as well as <unk>",
+                _perplexity_counting("padding"),
+            ),
+            Mistake(
+                "the known tokens' nll is divided by all B * T positions; divide by the number "
+                "of known tokens",
+                _perplexity_over_every_position,
+            ),
+        ),
     )
 )
 
@@ -392,7 +587,7 @@ BIGRAM_SETTINGS = [
     (10, 2, 3, 1.0, 6, 0, "k=1 (Laplace)"),
     (12, 0, 1, 0.5, 8, 0, "k=0.5, <sos> and <eos> are ids 0 and 1"),
     (9, 7, 8, 0.1, 5, 0, "k=0.1, <sos> and <eos> are the last ids"),
-    (15, 3, 2, 0.01, 10, 0, "k=0.01: unseen bigrams cost a lot"),
+    (15, 3, 2, 0.01, 10, 0, "k=0.01"),
     (11, 2, 3, 2.0, 4, 2, "k=2, two word ids never seen in training"),
 ]
 
@@ -433,11 +628,38 @@ def _bigram_cases(rng: random.Random) -> Iterator[Case]:
     )
     yield Case(
         ([[4, 5], [5, 4, 4]], [[2]], 6, 0, 1, 1.0),
-        description="one test sentence of one unseen word: 2 predictions, the word and <eos> "
-        "(<sos> is given, never predicted); |V|=6, k=1",
+        description="one test sentence of one word never seen in training; |V|=6, k=1",
         rtol=1e-9,
         atol=0.0,
     )
+
+
+def bigram_perplexity_with(framing: str = "both", vocabulary: str = "all") -> Callable[..., float]:
+    """The add-k bigram perplexity with a classic mistake: the sentences framed without
+    ``<eos>`` (``framing="no eos"``) or without ``<sos>`` (``"no sos"``), or ``|V|`` taken as
+    the number of ids seen in training (``vocabulary="seen"``)."""
+
+    def answer(train: list[list[int]], test: list[list[int]], *model: Any) -> float:
+        vocab_size, sos_id, eos_id, k = model  # as the reference takes them
+
+        def bigrams(sentence: list[int]) -> list[tuple[int, int]]:
+            start = [] if framing == "no sos" else [sos_id]
+            end = [] if framing == "no eos" else [eos_id]
+            framed = [*start, *sentence, *end]
+            return list(zip(framed, framed[1:], strict=False))
+
+        together = Counter(pair for sentence in train for pair in bigrams(sentence))
+        as_context = Counter(context for context, _ in together.elements())
+        seen = {token for sentence in train for token in sentence} | {sos_id, eos_id}
+        size = len(seen) if vocabulary == "seen" else vocab_size
+        nll = [
+            -math.log((together[pair] + k) / (as_context[pair[0]] + k * size))
+            for sentence in test
+            for pair in bigrams(sentence)
+        ]
+        return math.exp(math.fsum(nll) / len(nll))
+
+    return answer
 
 
 register(
@@ -449,5 +671,21 @@ register(
         reference=_bigram_perplexity_reference,
         make_cases=_bigram_cases,
         forbidden=(NGramLanguageModel,),
+        mistakes=(
+            Mistake(
+                "the sentences are not closed by <eos>; frame each as <sos> x_1 .. x_n <eos> and "
+                "predict <eos> too",
+                bigram_perplexity_with(framing="no eos"),
+            ),
+            Mistake(
+                "the sentences do not start with <sos>; frame each as <sos> x_1 .. x_n <eos>, so "
+                "that x_1 is predicted from <sos>",
+                bigram_perplexity_with(framing="no sos"),
+            ),
+            Mistake(
+                "|V| counts only the ids seen in training; k |V| uses vocab_size, every id",
+                bigram_perplexity_with(vocabulary="seen"),
+            ),
+        ),
     )
 )

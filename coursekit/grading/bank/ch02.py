@@ -22,7 +22,7 @@ import torch
 from torch import Tensor
 
 import coursekit.models
-from coursekit.bptt import jacobian_product_norms, manual_bptt
+from coursekit.bptt import jacobian_product_norms, linear_rnn_forward, manual_bptt
 from coursekit.generate import sampling_distribution, top_p_filter
 from coursekit.grading.questions import Case, Mistake, Question, register
 from coursekit.models.recurrent_cells import rnn_step
@@ -65,7 +65,7 @@ def _rnn_step_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     settings = [
         (4, 3, 5, 1.0, 0.5, "batch 4, d=3, h=5"),
-        (2, 6, 4, 1.0, 0.5, "batch 2, d=6, h=4: W_hx is [h, d], not square"),
+        (2, 6, 4, 1.0, 0.5, "batch 2, d=6, h=4"),
         (1, 4, 3, 1.0, 0.5, "a batch of one"),
         (3, 2, 6, 0.0, 0.5, "zero previous state h_{t-1} = 0"),
         (5, 3, 4, 1.0, 4.0, "large weights: tanh saturates near -1 and 1"),
@@ -89,9 +89,13 @@ def _rnn_step_cases(rng: random.Random) -> Iterator[Case]:
             float64_normal(generator, 4, 4, scale=0.5),
             float64_normal(generator, 4, scale=0.5),
         ),
-        description="W_hx = 0, so only the recurrent term acts: in the row form each state is "
-        "multiplied by W_hh^T (W_hh is square but not symmetric)",
+        description="batch 3, d=h=4, W_hx = 0 and W_hh not symmetric",
     )
+
+
+def rnn_step_without_tanh(x: Tensor, h: Tensor, W_hx: Tensor, W_hh: Tensor, b: Tensor) -> Tensor:
+    """The mistake of leaving out the tanh: ``W_hx x_t + W_hh h_{t-1} + b``."""
+    return x @ W_hx.T + h @ W_hh.T + b
 
 
 register(
@@ -103,6 +107,17 @@ register(
         reference=_rnn_step_reference,
         make_cases=_rnn_step_cases,
         forbidden=(torch.nn.RNNCell.forward, coursekit.models.RNNCell.forward, rnn_step),
+        mistakes=(
+            Mistake(
+                "tanh is left out: h_t = tanh(W_hx x_t + W_hh h_{t-1} + b)",
+                rnn_step_without_tanh,
+            ),
+            Mistake(
+                "h_{t-1} is multiplied by W_hh, not W_hh^T: with one state a row, the step is "
+                "tanh(x W_hx^T + h W_hh^T + b)",
+                lambda x, h, W_hx, W_hh, b: _rnn_step_reference(x, h, W_hx, W_hh.T, b),
+            ),
+        ),
     )
 )
 
@@ -305,13 +320,13 @@ def _truncated_reference(
 
 #: (T, k, what the case exercises)
 TRUNCATION_SETTINGS = [
-    (6, 1, "k=1: no gradient crosses a step"),
+    (6, 1, "k=1, T=6"),
     (9, 2, "k=2 does not divide T=9"),
-    (10, 3, "k=3 does not divide T=10: chunks are counted from t = 1, the last one is short"),
+    (10, 3, "k=3 does not divide T=10"),
     (10, 4, "k=4 does not divide T=10"),
     (12, 5, "k=5 does not divide T=12"),
-    (7, 7, "k=T: full BPTT"),
-    (5, 9, "k > T: full BPTT"),
+    (7, 7, "k=T=7"),
+    (5, 9, "k=9 > T=5"),
 ]
 
 
@@ -320,6 +335,32 @@ def _truncated_cases(rng: random.Random) -> Iterator[Case]:
     for steps, k, description in TRUNCATION_SETTINGS:
         arguments = _rnn_arguments(generator, steps, 3, 4, 2, 1.0)
         yield Case((*arguments, k), description=f"{description}; h_0 != 0")
+
+
+def _truncated_in_chunks(
+    first_chunk: Callable[[int, int], int], restart: bool = False
+) -> Callable[..., Tensor]:
+    """Truncated BPTT whose first chunk holds ``first_chunk(T, k)`` steps and the others ``k``:
+    the sum over the chunks of the reference's full-BPTT gradient on each chunk, weighted by
+    its share of the mean over time. ``first_chunk = k`` is the reference; another length, or
+    each chunk after the first started from zeros (``restart``), is a classic mistake."""
+
+    def answer(
+        X: Tensor, Y: Tensor, W_hx: Tensor, W_hh: Tensor, W_qh: Tensor, h0: Tensor, k: int
+    ) -> Tensor:
+        steps = X.shape[0]
+        states, _ = linear_rnn_forward(X, W_hx, W_hh, W_qh, h0)
+        starts = [0, *range(min(first_chunk(steps, k), steps), steps, k)]
+        gradient = torch.zeros_like(W_hh)
+        for start, stop in zip(starts, [*starts[1:], steps], strict=True):
+            state = h0 if start == 0 else states[start - 1]
+            if restart and start > 0:
+                state = torch.zeros_like(h0)
+            chunk = (X[start:stop], Y[start:stop], W_hx, W_hh, W_qh, state, stop - start)
+            gradient += (stop - start) / steps * _truncated_reference(*chunk)
+        return gradient
+
+    return answer
 
 
 register(
@@ -331,6 +372,27 @@ register(
         reference=_truncated_reference,
         make_cases=_truncated_cases,
         forbidden=AUTOGRAD,
+        mistakes=(
+            Mistake(
+                "k is ignored (full BPTT): the state is detached after steps k, 2k, ...",
+                _truncated_in_chunks(lambda steps, k: steps),
+            ),
+            Mistake(
+                "the state is detached after steps 1, k + 1, 2k + 1, ...; with t counted from "
+                "1 it is detached after steps k, 2k, ...",
+                _truncated_in_chunks(lambda steps, k: 1),
+            ),
+            Mistake(
+                "the chunks are counted from the end of the sequence; they start at t = 1, so "
+                "the last one is short when k does not divide T",
+                _truncated_in_chunks(lambda steps, k: steps % k or k),
+            ),
+            Mistake(
+                "each chunk starts from h = 0; truncation stops the gradient, while the forward "
+                "pass carries the state on",
+                _truncated_in_chunks(lambda steps, k: k, restart=True),
+            ),
+        ),
     )
 )
 
@@ -371,12 +433,12 @@ def _non_normal_matrix(generator: torch.Generator, size: int, shear: float) -> t
 
 #: (h, K, shear (None for a Gaussian matrix), what the case exercises)
 CRITICAL_SCALE_SETTINGS = [
-    (4, 1, 0.5, "K=1: c = 1 / ||W||_2, not 1 / rho(W)"),
+    (4, 1, 0.5, "K=1, a 4x4 non-normal W"),
     (3, 2, 1.0, "K=2, a 3x3 non-normal W"),
-    (6, 5, 0.6, "K=5, a non-normal W: its powers grow before they decay"),
-    (8, 10, None, "K=10, a Gaussian W"),
-    (5, 30, 0.5, "K=30, a non-normal W: 1/rho(W) is still off by about 1%"),
-    (6, 200, 0.4, "K=200: within 2% of 1/rho(W), as Gelfand's formula says, not within 1e-3"),
+    (6, 5, 0.6, "K=5, a 6x6 non-normal W"),
+    (8, 10, None, "K=10, an 8x8 Gaussian W"),
+    (5, 30, 0.5, "K=30, a 5x5 non-normal W"),
+    (6, 200, 0.4, "K=200, a 6x6 non-normal W"),
 ]
 
 
@@ -390,6 +452,11 @@ def _critical_scale_cases(rng: random.Random) -> Iterator[Case]:
         yield Case((W, steps), description=description, rtol=1e-3, atol=0.0)
 
 
+def _inverse_spectral_radius(W: torch.Tensor, steps: int) -> float:
+    """The mistake of ``c = 1 / rho(W)``, the limit of the critical scale as ``K`` grows."""
+    return 1 / float(torch.linalg.eigvals(W).abs().max())
+
+
 register(
     Question(
         id="ch02.q5",
@@ -398,6 +465,21 @@ register(
         answer_name="critical_scale",
         reference=_critical_scale_reference,
         make_cases=_critical_scale_cases,
+        mistakes=(
+            Mistake(
+                "c = 1 / rho(W) is only the limit as K grows; the scale asked for makes "
+                "||((c W)^T)^K||_2 = 1 for this K",
+                _inverse_spectral_radius,
+            ),
+            Mistake(
+                "c = 1 / ||W||_2 holds for K = 1 only; for larger K, ||W^K||_2 is not ||W||_2^K",
+                lambda W, steps: _critical_scale_reference(W, 1),
+            ),
+            Mistake(
+                "the scale is that of K - 1 steps; a gradient carried back K steps meets (W^T)^K",
+                lambda W, steps: _critical_scale_reference(W, max(steps - 1, 1)),
+            ),
+        ),
     )
 )
 
@@ -434,17 +516,37 @@ def _nucleus_cases(rng: random.Random) -> Iterator[Case]:
         )
     yield Case(
         (_logits_of(CROSSING), 0.6),
-        description="p=0.6: the token that takes the mass past p is kept",
+        description="batch 2x3, p=0.6, probabilities 0.2, 0.5, 0.3 and 0.3, 0.2, 0.5",
     )
-    yield Case((_logits_of(TIED), 0.5), description="ties, wholly inside or outside the nucleus")
+    yield Case((_logits_of(TIED), 0.5), description="batch 2x5, p=0.5, tied probabilities")
     yield Case(
         (float64_normal(generator, 3, 6, scale=2.0), 1.0),
-        description="p=1: every token is kept",
+        description="batch 3x6, p=1",
     )
     yield Case(
         (float64_normal(generator, 4, 7, scale=2.0), 1e-6),
-        description="p=1e-6: only the most probable token is kept",
+        description="batch 4x7, p=1e-6",
     )
+
+
+def nucleus_filter_with(rule: str) -> Callable[..., Tensor]:
+    """A top-p filter with one mistake: the token that crosses p dropped (``rule="drops the
+    crossing token"``), the probabilities summed over the whole batch (``"whole batch"``), or
+    the rule applied to the logits (``"logits"``)."""
+
+    def answer(logits: Tensor, p: float) -> Tensor:
+        scores = logits.flatten().unsqueeze(0) if rule == "whole batch" else logits
+        weights = scores if rule == "logits" else torch.softmax(scores, dim=-1)
+        ordered, order = weights.sort(dim=-1, descending=True)
+        if rule == "drops the crossing token":
+            keep_sorted = ordered.cumsum(dim=-1) <= p
+        else:
+            keep_sorted = ordered.cumsum(dim=-1) - ordered < p
+            keep_sorted[..., 0] = True
+        keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
+        return scores.masked_fill(~keep, float("-inf")).view_as(logits)
+
+    return answer
 
 
 register(
@@ -456,5 +558,25 @@ register(
         reference=_nucleus_reference,
         make_cases=_nucleus_cases,
         forbidden=(top_p_filter, sampling_distribution),
+        mistakes=(
+            Mistake(
+                "the token that takes the mass past p is dropped; the nucleus is the smallest "
+                "set whose mass reaches p, so it keeps that token",
+                nucleus_filter_with("drops the crossing token"),
+            ),
+            Mistake(
+                "the probabilities are taken over the whole batch; each row is its own "
+                "distribution (softmax over the last axis)",
+                nucleus_filter_with("whole batch"),
+            ),
+            Mistake(
+                "the mass is summed over the logits; sum the probabilities, softmax(logits)",
+                nucleus_filter_with("logits"),
+            ),
+            Mistake(
+                "the logits come back in sorted order; each stays at its token's position",
+                lambda logits, p: _nucleus_reference(logits, p).sort(dim=-1, descending=True)[0],
+            ),
+        ),
     )
 )

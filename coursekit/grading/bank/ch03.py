@@ -317,7 +317,7 @@ MASKED_MEAN_SETTINGS = [
 def _masked_mean_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     for lengths, steps, hidden_size, about in MASKED_MEAN_SETTINGS:
-        padded = f"; padding holds {PADDING_FILL:g} (missing mask)" if min(lengths) < steps else ""
+        padded = f"; padding holds {PADDING_FILL:g}" if min(lengths) < steps else ""
         yield Case(
             _padded_outputs(generator, lengths, steps, hidden_size),
             description=f"{about}: lengths {lengths}, T={steps}{padded}",
@@ -325,9 +325,18 @@ def _masked_mean_cases(rng: random.Random) -> Iterator[Case]:
     outputs, lengths_tensor = _padded_outputs(generator, [5, 2, 3], 5, 2)
     yield Case(
         (outputs.masked_fill(outputs == PADDING_FILL, 0.0), lengths_tensor),
-        description="lengths [5, 2, 3], T=5; padding holds 0, so a missing mask changes nothing "
-        "here: the mean of a sequence divides by its own length, not by T",
+        description="lengths [5, 2, 3], T=5; padding holds 0",
     )
+
+
+def _mean_over_every_step(outputs: Tensor, lengths: Tensor) -> Tensor:
+    """The mistake of averaging over all ``T`` steps, padding included."""
+    return _masked_mean_reference(outputs, torch.full_like(lengths, outputs.shape[1]))
+
+
+def _masked_sum_over_T(outputs: Tensor, lengths: Tensor) -> Tensor:
+    """The mistake of dividing the sum over the real steps by ``T``."""
+    return _masked_mean_reference(outputs, lengths) * lengths.unsqueeze(-1) / outputs.shape[1]
 
 
 register(
@@ -338,6 +347,18 @@ register(
         answer_name="masked_mean",
         reference=_masked_mean_reference,
         make_cases=_masked_mean_cases,
+        mistakes=(
+            Mistake(
+                "the mean runs over all T steps, padding included; average each sequence over "
+                "its n_b real steps",
+                _mean_over_every_step,
+            ),
+            Mistake(
+                "the sum over the real steps is divided by T; divide it by the sequence's own "
+                "length n_b",
+                _masked_sum_over_T,
+            ),
+        ),
     )
 )
 
@@ -361,11 +382,11 @@ def _parameter_count_reference(
 
 #: (num_layers, bias, bidirectional, proj_size as a fraction of H (0: none), what)
 PARAMETER_SETTINGS = [
-    (2, True, False, 0.0, "no projection, two layers: the chapter's count"),
-    (1, True, False, 0.5, "one layer with projections: W_hh is [4H, P], W_hr is [P, H]"),
-    (2, True, False, 0.5, "two layers: the upper one reads P inputs, not H"),
-    (2, True, True, 0.25, "two bidirectional layers: the upper one reads 2P inputs"),
-    (2, False, False, 0.5, "bias=False: no b_ih, b_hh"),
+    (2, True, False, 0.0, "two layers, no projection"),
+    (1, True, False, 0.5, "one layer with projections"),
+    (2, True, False, 0.5, "two layers with projections"),
+    (2, True, True, 0.25, "two bidirectional layers with projections"),
+    (2, False, False, 0.5, "two layers with projections, bias=False"),
     (3, True, True, 0.75, "three bidirectional layers with projections"),
     (3, False, True, 0.5, "three bidirectional layers, bias=False"),
 ]
@@ -382,6 +403,37 @@ def _parameter_count_cases(rng: random.Random) -> Iterator[Case]:
         )
 
 
+def _lstm_parameter_count_with(mistake: str) -> Callable[..., int]:
+    """The reference's count with a classic mistake: ``proj_size`` ignored (``"no projection"``),
+    ``bias`` ignored, ``W_hh`` counted as ``[4H, H]`` (``"square W_hh"``), the upper layers
+    counted with ``D * H`` inputs (``"upper layers read H"``) or ``W_hr`` left out
+    (``"no W_hr"``)."""
+
+    def answer(
+        input_size: int,
+        hidden_size: int,
+        num_layers: int,
+        bias: bool,
+        bidirectional: bool,
+        proj: int,
+    ) -> int:
+        proj = 0 if mistake == "no projection" else proj
+        bias = bias or mistake == "bias ignored"
+        count = _parameter_count_reference(
+            input_size, hidden_size, num_layers, bias, bidirectional, proj
+        )
+        directions, unprojected = 1 + bidirectional, hidden_size - proj if proj else 0
+        per_layer = {
+            "square W_hh": 4 * hidden_size * unprojected,
+            "upper layers read H": 4 * hidden_size * directions * unprojected,
+            "no W_hr": -proj * hidden_size,
+        }.get(mistake, 0)
+        layers = num_layers - 1 if mistake == "upper layers read H" else num_layers
+        return count + directions * layers * per_layer
+
+    return answer
+
+
 register(
     Question(
         id="ch03.q5",
@@ -394,6 +446,31 @@ register(
             torch.nn.LSTM.__init__,
             torch.nn.modules.rnn.RNNBase.__init__,
             coursekit.models.LSTM.__init__,
+        ),
+        mistakes=(
+            Mistake(
+                "proj_size is ignored; with projections W_hh is [4H, P] and each layer and "
+                "direction adds W_hr [P, H]",
+                _lstm_parameter_count_with("no projection"),
+            ),
+            Mistake(
+                "W_hh is counted as [4H, H]; with projections it is [4H, P], since it "
+                "multiplies the projected state",
+                _lstm_parameter_count_with("square W_hh"),
+            ),
+            Mistake(
+                "the upper layers are counted with D * H inputs; they read the projected "
+                "outputs, D * P",
+                _lstm_parameter_count_with("upper layers read H"),
+            ),
+            Mistake(
+                "W_hr [P, H] is left out; each layer and direction has one",
+                _lstm_parameter_count_with("no W_hr"),
+            ),
+            Mistake(
+                "bias=False is ignored; without biases there are no b_ih, b_hh",
+                _lstm_parameter_count_with("bias ignored"),
+            ),
         ),
     )
 )
@@ -429,19 +506,17 @@ def _half_life_cases(rng: random.Random) -> Iterator[Case]:
     constant = torch.tensor([0.3, 0.6, 0.8, 0.95, 0.99], dtype=torch.float64)
     yield Case(
         (constant.expand(40, -1).clone(),),
-        description="constant gates f: k = floor(log 2 / -log f) + 1 (0.99 never drops in T=40)",
+        description="constant gates 0.3, 0.6, 0.8, 0.95 and 0.99 over T=40",
     )
     rates = torch.tensor([0.03, 0.02, 0.01, 0.004, 0.002, 0.03], dtype=torch.float64)
     near_one = 1 - rates * torch.rand(100, 6, generator=generator, dtype=torch.float64)
-    yield Case(
-        (near_one,), description="gates near 1 over T=100: three units keep half to the end (T + 1)"
-    )
+    yield Case((near_one,), description="gates near 1 over T=100; three units stay at or above 1/2")
     random_gates = torch.sigmoid(float64_normal(generator, 20, 6, scale=2.0) + 1.5)
     random_gates[:, 0] = 1 - 1e-3 * torch.rand(20, generator=generator, dtype=torch.float64)
     random_gates[0, 1] = 0.2
     yield Case(
         (random_gates,),
-        description="sigmoid gates, T=20: a unit that forgets at once (k=1), one that never does",
+        description="sigmoid gates, T=20; a unit whose first gate is 0.2, one with gates near 1",
     )
     crossings = [
         _gates_crossing_half(generator, 50, crossing, 1e-9) for crossing in (17, 23, 33, 41)
@@ -449,26 +524,41 @@ def _half_life_cases(rng: random.Random) -> Iterator[Case]:
     lasting = 1 - 1e-3 * torch.rand(50, generator=generator, dtype=torch.float64)
     yield Case(
         (torch.stack([*crossings, lasting], dim=1),),
-        description="products within 1e-9 of 1/2 at the crossing: float32 instead of float64 "
-        "moves the step; one unit never drops",
+        description="T=50, products within 1e-9 of 1/2 at the step where they cross it; one unit "
+        "with gates near 1",
     )
     yield Case(
         (torch.full((1, 3), 0.7, dtype=torch.float64),),
-        description="T=1: F_1 = 0.7 >= 1/2, so every unit gets T + 1 = 2",
+        description="T=1, every gate 0.7",
     )
     saturated = torch.sigmoid(float64_normal(generator, 12, 4, scale=3.0))
     steady = torch.tensor([[0.8, 0.999]], dtype=torch.float64).expand(12, -1)
     yield Case(
         (torch.cat([saturated, steady], dim=1),),
-        description="saturated sigmoid gates, T=12; a unit at 0.8, whose product (not any gate) "
-        "drops below 1/2 at k=4, and one that never drops",
+        description="saturated sigmoid gates, T=12; a unit whose gates are all 0.8, one whose "
+        "gates are all 0.999",
     )
     halves = [[0.5, 1.0, 0.5, 0.9], [0.9, 0.5, 0.5, 0.99], [0.9, 0.9, 0.9, 0.99]]
     yield Case(
         (torch.tensor(halves, dtype=torch.float64),),
-        description="gates of exactly sigmoid(0) = 1/2: a product equal to 1/2 has not dropped "
-        "below it (k = 2, 3, 2, and T + 1 for a unit that never drops)",
+        description="T=3, units whose gates are exactly 1/2 at some steps",
     )
+
+
+def _half_life_keeping_only_above(forget_gates: Tensor) -> Tensor:
+    """The mistake of counting a product of exactly 1/2 as dropped."""
+    return (torch.cumprod(forget_gates, dim=0) > 0.5).sum(dim=0) + 1
+
+
+def _half_life_never_dropping_as(value: int | None) -> Callable[[Tensor], Tensor]:
+    """The mistake of giving a unit whose product never drops ``value`` (``None``: ``T``)."""
+
+    def answer(forget_gates: Tensor) -> Tensor:
+        half_life = _half_life_reference(forget_gates)
+        steps = forget_gates.shape[0]
+        return torch.where(half_life > steps, steps if value is None else value, half_life)
+
+    return answer
 
 
 register(
@@ -479,5 +569,33 @@ register(
         answer_name="memory_half_life",
         reference=_half_life_reference,
         make_cases=_half_life_cases,
+        mistakes=(
+            Mistake(
+                "k is counted from 0; the steps count from 1, so a unit with F_1 < 1/2 has k = 1",
+                lambda forget_gates: _half_life_reference(forget_gates) - 1,
+            ),
+            Mistake(
+                "a unit whose product never drops below 1/2 gets T; it gets T + 1",
+                _half_life_never_dropping_as(None),
+            ),
+            Mistake(
+                "a unit whose product never drops below 1/2 gets -1; it gets T + 1",
+                _half_life_never_dropping_as(-1),
+            ),
+            Mistake(
+                "k is the first step whose gate is below 1/2; it is the first step whose "
+                "product F_1 ... F_k is",
+                lambda forget_gates: _half_life_reference((forget_gates >= 0.5).double()),
+            ),
+            Mistake(
+                "the products are computed in float32, whose rounding moves the step where "
+                "they cross 1/2; keep float64",
+                lambda forget_gates: _half_life_reference(forget_gates.float()),
+            ),
+            Mistake(
+                "a product of exactly 1/2 is counted as dropped; it drops when it is below 1/2",
+                _half_life_keeping_only_above,
+            ),
+        ),
     )
 )
