@@ -36,8 +36,8 @@ from coursekit.grading.kernel import (
     Limits,
 )
 from coursekit.grading.questions import Case, Question, all_questions, generate_cases
-from coursekit.grading.results import partial_credit
-from coursekit.grading.run import delegation_reason, grade_case
+from coursekit.grading.results import mistake_hint, partial_credit
+from coursekit.grading.run import consistent_mistakes, delegation_reason, grade_case
 from coursekit.grading.submissions import InvalidNotebook, Submission, read_notebook
 
 MAX_KERNEL_STARTS = 3
@@ -308,16 +308,26 @@ def _grade_question(
         return ungraded(f"error: calling {name} failed ({problem})"), False
     finally:
         answers.unlink(missing_ok=True)
+    numbers = [
+        index + 1 if index < len(visible) else index - len(visible) + 1
+        for index in range(len(cases))
+    ]
+    results = consistent_mistakes(
+        [
+            grade_case(question, case, number, outcome)
+            for case, outcome, number in zip(cases, outcomes, numbers, strict=True)
+        ]
+    )
     verdicts = []
-    for index, (case, outcome) in enumerate(zip(cases, outcomes, strict=True)):
-        is_hidden = index >= len(visible)
-        number = index - len(visible) + 1 if is_hidden else index + 1
-        result = grade_case(question, case, number, outcome)
-        if is_hidden:
-            verdicts.append(Verdict(f"hidden test {number}", result.status))
+    for index, result in enumerate(results):
+        if index >= len(visible):
+            verdicts.append(Verdict(f"hidden test {result.number}", result.status))
         else:
-            message = f"{result.message} (hint: {result.hint})" if result.hint else result.message
-            verdicts.append(Verdict(f"test {number}", result.status, result.description, message))
+            hints = [result.hint, *map(mistake_hint, result.mistakes)]
+            message = result.message + "".join(f" (hint: {hint})" for hint in hints if hint)
+            verdicts.append(
+                Verdict(f"test {result.number}", result.status, result.description, message)
+            )
     if delegated_to is not None:
         reason = delegation_reason(name, delegated_to)
         record.note("ok", f"{question.id}: {reason}")  # the notebook ran; the answer earns 0

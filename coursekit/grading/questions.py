@@ -103,18 +103,31 @@ class Question:
         """The reference answer for ``case``, computed on a private copy of its arguments."""
         return self.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
 
-    def mistake_made(self, case: Case, value: Any) -> Mistake | None:
-        """The one of ``mistakes`` whose answer to ``case`` equals ``value`` (under the case's
-        tolerance); None when there is none, or when the case cannot tell two of them apart."""
-        made = [mistake for mistake in self.mistakes if _gives(mistake, case, value)]
-        return made[0] if len(made) == 1 else None
+    def mistakes_made(
+        self, case: Case, value: Any, expected: Any
+    ) -> tuple[tuple[Mistake, ...], tuple[Mistake, ...]]:
+        """The ``mistakes`` whose answer to ``case`` equals ``value`` (under the case's
+        tolerance; several where the case cannot tell them apart), and those this case cannot
+        show: their answer raises on it, or equals the ``expected`` one (a "K - 1 steps"
+        mistake at K = 1)."""
+        made, not_here = [], []
+        for mistake in self.mistakes:
+            try:
+                wrong = mistake.answer(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+            except Exception:  # noqa: BLE001 - a mistake may not apply to every case
+                not_here.append(mistake)
+                continue
+            if _equal(wrong, expected, case):
+                not_here.append(mistake)
+            elif _equal(wrong, value, case):
+                made.append(mistake)
+        return tuple(made), tuple(not_here)
 
 
-def _gives(mistake: Mistake, case: Case, value: Any) -> bool:
-    """Whether ``mistake`` answers ``case`` with ``value``; a mistake that cannot be made on this
-    case (its answer raises) and a value that cannot be compared give False."""
+def _equal(wrong: Any, value: Any, case: Case) -> bool:
+    """Whether ``value`` equals a mistake's result ``wrong`` under the case's tolerance; a value
+    that cannot be compared does not."""
     try:
-        wrong = mistake.answer(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
         return compare(wrong, value, rtol=case.rtol, atol=case.atol) is None
     except Exception:  # noqa: BLE001 - a hostile value must not stop the grading
         return False

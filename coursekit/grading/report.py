@@ -6,7 +6,7 @@ and plain so that it reads the same in Jupyter, Colab and a terminal.
 
 from __future__ import annotations
 
-from coursekit.grading.results import CaseResult, QuestionResult
+from coursekit.grading.results import CaseResult, QuestionResult, mistake_hint
 
 MAX_LISTED_CASES = 10
 CASE_VERBS = {
@@ -63,6 +63,8 @@ def format_report(result: QuestionResult) -> str:
             lines.append(f"  ... and {len(failures) - MAX_LISTED_CASES} more")
     for hint in dict.fromkeys(case.hint for case in failures if case.hint):
         lines.append(f"  hint: {hint}")
+    for note in dict.fromkeys(note for case in failures for note in case.mistakes):
+        lines.append(f"  hint: {mistake_hint(note)}")
     called = next((case.forbidden_call for case in result.cases if case.forbidden_call), "")
     if called and result.passed_count:
         lines.append(

@@ -20,13 +20,22 @@ def partial_credit(points: float, passed: int, cases: int) -> float:
     return round(points * passed / cases, 2) if cases else 0.0
 
 
+def mistake_hint(note: str) -> str:
+    """How ``check`` and the grader name a classic mistake the answer made (book: Exercises)."""
+    return f"your result is the one this mistake gives: {note}"
+
+
 @dataclass(frozen=True)
 class CaseResult:
     """The verdict on one case: ``status`` is ``"passed"``, ``"failed"`` (wrong value),
     ``"not implemented"`` (the stub raised ``NotImplementedError``) or ``"error"`` (another
     exception); ``message`` says what went wrong and is empty when the case passed; ``hint``
     suggests the likely cause (a missing ``return``, float32 arithmetic); ``forbidden_call``
-    names a forbidden implementation the answer called (:mod:`coursekit.grading.monitor`).
+    names a forbidden implementation the answer called (:mod:`coursekit.grading.monitor`);
+    ``mistakes`` holds the notes of the classic mistakes whose result the answer returned
+    (:class:`~coursekit.grading.questions.Mistake`), ``untold`` those this case cannot show;
+    after :func:`~coursekit.grading.run.consistent_mistakes`, ``mistakes`` holds at most the one
+    mistake made on every failing test that can show it.
 
     See the book's Exercises page.
     """
@@ -37,6 +46,8 @@ class CaseResult:
     message: str = ""
     hint: str = ""
     forbidden_call: str = ""
+    mistakes: tuple[str, ...] = ()
+    untold: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:

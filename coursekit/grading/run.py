@@ -8,6 +8,7 @@ in one process, which is what ``check`` does in a notebook (Chapter 1, Text as s
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -78,13 +79,36 @@ def grade_case(question: Question, case: Case, number: int, outcome: AnswerOutco
     hint = ""
     if outcome.value is None and expected is not None:
         hint = MISSING_RETURN_HINT
-    elif (mistake := question.mistake_made(case, outcome.value)) is not None:
-        hint = f"your result is the one this mistake gives: {mistake.note}"
     elif within_float32_rounding(expected, outcome.value):
         hint = FLOAT32_HINT
     elif introduces_nan(expected, outcome.value):
         hint = NAN_HINT
-    return CaseResult(number, case.description, "failed", difference, hint, forbidden)
+    made, not_here = question.mistakes_made(case, outcome.value, expected)
+    notes, untold = (tuple(mistake.note for mistake in group) for group in (made, not_here))
+    return CaseResult(
+        number, case.description, "failed", difference, hint, forbidden, notes, untold
+    )
+
+
+def consistent_mistakes(results: list[CaseResult]) -> list[CaseResult]:
+    """Name a classic mistake only when it is the one mistake whose result the answer returned
+    on every failing test that can show it: an answer that matches a mistake by chance on one
+    test (a zero gradient where the mistake's is zero too) is not told it made it.
+
+    See the book's Exercises page.
+    """
+    wrong = [result for result in results if result.status == "failed"]
+    shown = {note for result in wrong for note in result.mistakes}
+    named = tuple(
+        note
+        for note in shown
+        if all(note in result.mistakes or note in result.untold for result in wrong)
+    )
+    named = named if len(named) == 1 else ()
+    return [
+        dataclasses.replace(result, mistakes=named if result.status == "failed" else ())
+        for result in results
+    ]
 
 
 def run_question(
@@ -104,10 +128,12 @@ def run_question(
     """
     cases = generate_cases(question, salt=salt)
     monitor = CallMonitor(question.watched_implementations())
-    results = [
-        grade_case(question, case, number, call_answer(answer, case, monitor))
-        for number, case in enumerate(cases, start=1)
-    ]
+    results = consistent_mistakes(
+        [
+            grade_case(question, case, number, call_answer(answer, case, monitor))
+            for number, case in enumerate(cases, start=1)
+        ]
+    )
     called = next((result.forbidden_call for result in results if result.forbidden_call), "")
     if enforce_forbidden and called:
         reason = delegation_reason(question.answer_name, called)

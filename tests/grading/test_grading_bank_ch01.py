@@ -81,7 +81,7 @@ def assert_check_names_the_mistake(
     (note,) = [mistake.note for mistake in question.mistakes if words in mistake.note]
     result = run_question(question, answer)
     assert result.points_earned < question.points
-    hints = [case.hint for case in result.cases if not case.passed]
+    hints = [note for case in result.cases if not case.passed for note in case.mistakes]
     assert any(note in hint for hint in hints), hints
     for other in question.mistakes:
         if other.note != note:

@@ -219,7 +219,7 @@ register(
                 _mask_from_values,
             ),
             Mistake(
-                "the mask is inverted: True marks the padding (t >= n_b), False the real tokens",
+                "the mask is inverted: it marks the real tokens; True must mark the padding (t >= n_b)",
                 _mask_inverted,
             ),
             Mistake(

@@ -246,7 +246,7 @@ def _bidirectional_reference(outputs: torch.Tensor, lengths: torch.Tensor) -> to
 PADDED = f"padding holds {PADDING_FILL:g}"
 BIDIRECTIONAL_SETTINGS = [
     ([6, 4, 2], 6, 4, PADDED),
-    ([5, 5, 3, 1], 5, 2, f"a sequence of length 1: both halves at t = 0; {PADDED}"),
+    ([5, 5, 3, 1], 5, 2, f"a sequence of length 1; {PADDED}"),
     ([3, 7, 5], 7, 3, f"the longest sequence not first; {PADDED}"),
     ([4, 2], 8, 2, f"padded beyond the longest sequence; {PADDED}"),
     ([2, 5, 4, 3, 5], 5, 1, PADDED),
