@@ -12,7 +12,7 @@ import importlib
 from types import ModuleType
 
 from coursekit.config import current_profile, pick
-from coursekit.runtime import get_device, seed_everything, seeded_generator
+from coursekit.runtime import choose_profile, get_device, seed_everything, seeded_generator
 from coursekit.show import show_source
 
 __version__ = "0.1.0"
@@ -20,6 +20,7 @@ __version__ = "0.1.0"
 __all__ = [
     "PROFILE",
     "__version__",
+    "choose_profile",
     "get_device",
     "pick",
     "seed_everything",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TypeVar
@@ -17,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from coursekit.config import shifted
+from coursekit.config import PROFILE_VARIABLE, Profile, current_profile, shifted
 
 DEVICE_VARIABLE = "COURSEKIT_DEVICE"
 
@@ -74,6 +75,42 @@ def get_device() -> torch.device:
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
         return torch.device("mps")
     return torch.device("cpu")
+
+
+def choose_profile() -> Profile:
+    """Choose the profile this runtime can afford, say so in one line, and return it.
+
+    In Colab, a GPU runtime runs the ``full`` profile and a CPU runtime (two slow virtual cores)
+    the ``ci`` one, unless ``$COURSEKIT_PROFILE`` asks for the other; the choice is written to
+    ``$COURSEKIT_PROFILE``, where every later cell reads it. Elsewhere ``$COURSEKIT_PROFILE``, or
+    the default, ``full``, stays. The chapters' set-up cell calls this.
+    """
+    requested = os.environ.get(PROFILE_VARIABLE, "").strip()
+    if "google.colab" not in sys.modules:
+        if requested:
+            return said(current_profile(), f"as {PROFILE_VARIABLE} says.")
+        return said("full", f"the default; {PROFILE_VARIABLE}=ci runs a minute per chapter.")
+    affordable: Profile = "full" if torch.cuda.is_available() else "ci"
+    if requested and current_profile() != affordable:
+        return said(current_profile(), f"as {PROFILE_VARIABLE} says.")
+    os.environ[PROFILE_VARIABLE] = affordable
+    if affordable == "full":
+        return said(
+            "full",
+            "as this Colab runtime has a GPU. For a minute per chapter: "
+            f"%env {PROFILE_VARIABLE}=ci, then Runtime > Run all.",
+        )
+    return said(
+        "ci",
+        "as this Colab runtime has no GPU: less training, so numbers differ from the text's. "
+        f"For the full profile: a GPU runtime, or %env {PROFILE_VARIABLE}=full, then Run all.",
+    )
+
+
+def said(profile: Profile, reason: str) -> Profile:
+    """Print ``coursekit: the <profile> profile, <reason>`` and return ``profile``."""
+    print(f"coursekit: the {profile} profile, {reason}")
+    return profile
 
 
 def move_to_device(batch: Batch, device: torch.device | str) -> Batch:

@@ -1,10 +1,10 @@
-"""What the parity tests of Chapter 7 share, in both lanes (the main suite and the legacy lane):
-reading consecutive segments with memories on both sides, a random loss over several outputs,
-and the comparison of outputs, memories and every parameter's gradient with the Hugging Face
-twin's, paired by name through the model's name table.
+"""What the parity tests of Chapter 7 share, in every lane (the main suite, the legacy lane and
+``make test-colab``): reading consecutive segments with memories on both sides, a random loss
+over several outputs, and the comparison of outputs, memories and every parameter's gradient with
+the Hugging Face twin's, paired by name through the model's name table.
 
 ``tests/`` is on ``sys.path`` because ``tests/conftest.py`` lives there, so test modules of
-either lane import this one as ``hf_parity``.
+any lane import this one as ``hf_parity``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ def check(question_id: str, answer: Callable[..., Any]) -> QuestionResult:
     ``check("ch01.q2", pad_and_mask)`` calls ``pad_and_mask`` on every seeded case of the
     question and compares each return value with the reference implementation (Chapter 1, Text as
     sequences, has the first such exercises). The report is plain text, the same in Jupyter,
-    Colab and a terminal; the returned :class:`QuestionResult` holds every case's verdict.
+    Colab and a terminal; the returned :class:`QuestionResult` holds every case's verdict. An
+    answer that calls the reference implementation earns nothing here, as in the grader.
     """
     question = get_question(question_id)
     if not callable(answer):
@@ -25,6 +26,6 @@ def check(question_id: str, answer: Callable[..., Any]) -> QuestionResult:
             f"check({question_id!r}, ...) needs your function itself, e.g. "
             f"check({question_id!r}, {question.answer_name}); got {type(answer).__name__}"
         )
-    result = run_question(question, answer)
+    result = run_question(question, answer, enforce_forbidden=True)
     print(format_report(result))
     return result

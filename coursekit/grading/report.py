@@ -28,19 +28,36 @@ def not_implemented_line(question_id: str, title: str, answer_name: str) -> str:
     )
 
 
+def delegation_line(result: QuestionResult, called: str) -> str:
+    """The whole report for an answer that runs the reference implementation ``called``: it
+    earns nothing, whatever its values, so the headline leads with the zero, e.g.
+    ``"ch01.q1 Tokenize: 0/1 points: this calls the reference implementation
+    coursekit.text.basic_english; write basic_english yourself, without it"``.
+
+    See the book's Exercises page.
+    """
+    return (
+        f"{result.question_id} {result.title}: 0/{result.points_possible:g} points: this calls "
+        f"the reference implementation {called}; write {result.answer_name} yourself, without it"
+    )
+
+
 def format_report(result: QuestionResult) -> str:
     """A headline with the score, then what went wrong, each cause said once.
 
     ``"ch01.q2 Pad a batch: 4/5 tests passed, 1.6/2 points"`` followed by, e.g.,
     ``"  test 3 failed (lengths [4, 1, 2]): mask: shape mismatch: expected (3, 4), got (4, 3)"``.
     When every failing test failed with the same message, that message is printed once for all
-    of them; a hint (a missing ``return``, float32 arithmetic) and a forbidden call are named
-    once at the end.
+    of them; a hint (a missing ``return``, float32 arithmetic) is named once at the end. An answer
+    that calls the reference implementation gets :func:`delegation_line` instead.
 
     See the book's Exercises page.
     """
     if result.status == "not implemented":
         return not_implemented_line(result.question_id, result.title, result.answer_name)
+    called = next((case.forbidden_call for case in result.cases if case.forbidden_call), "")
+    if called:
+        return delegation_line(result, called)
     total = len(result.cases)
     score = f"{result.points_earned:g}/{result.points_possible:g} points"
     tests = "test" if total == 1 else "tests"
@@ -65,13 +82,6 @@ def format_report(result: QuestionResult) -> str:
         lines.append(f"  hint: {hint}")
     for note in dict.fromkeys(note for case in failures for note in case.mistakes):
         lines.append(f"  hint: {mistake_hint(note)}")
-    called = next((case.forbidden_call for case in result.cases if case.forbidden_call), "")
-    if called and result.passed_count:
-        lines.append(
-            f"  note: this calls the reference implementation {called}: write it yourself; "
-            "the points above are the self-check's, and the instructor's grader gives such an "
-            "answer 0"
-        )
     return "\n".join(lines)
 
 

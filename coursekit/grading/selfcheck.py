@@ -44,8 +44,11 @@ def printed_text(cell: nbformat.NotebookNode) -> str:
     return "".join(parts)
 
 
-def selfcheck_notebook(path: Path, *, timeout: int = 300) -> list[str]:
-    """Execute the exercise notebook ``path``; return its problems ([] when it behaves).
+def selfcheck_notebook(
+    path: Path, *, timeout: int = 300, kernel_name: str = KERNEL_NAME
+) -> list[str]:
+    """Execute the exercise notebook ``path`` in the kernel ``kernel_name``; return its problems
+    ([] when it behaves).
 
     See the book's Exercises page.
     """
@@ -58,7 +61,7 @@ def selfcheck_notebook(path: Path, *, timeout: int = 300) -> list[str]:
         return [f"{path}: no check cells (code cells with coursekit role 'check')"]
     client = NotebookClient(
         notebook,
-        kernel_name=KERNEL_NAME,
+        kernel_name=kernel_name,
         timeout=timeout,
         allow_errors=False,
         resources={"metadata": {"path": str(path.parent)}},
@@ -109,14 +112,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("paths", nargs="+", type=Path, help="notebooks or folders of notebooks")
     parser.add_argument("--timeout", type=int, default=300, help="seconds allowed per cell")
+    parser.add_argument(
+        "--kernel", default=KERNEL_NAME, help=f"the kernelspec to run them in ({KERNEL_NAME})"
+    )
     args = parser.parse_args(argv)
+    from jupyter_client.kernelspec import KernelSpecManager
+
     notebooks = exercise_notebooks(args.paths)
+    if args.kernel not in KernelSpecManager().find_kernel_specs():
+        print(
+            f"selfcheck: no kernel named {args.kernel!r} here (`jupyter kernelspec list` shows "
+            "the kernels there are)",
+            file=sys.stderr,
+        )
+        return 2
     if not notebooks:
         print(f"selfcheck: no notebooks in {', '.join(map(str, args.paths))}", file=sys.stderr)
         return 2
     failed = False
     for notebook in notebooks:
-        problems = selfcheck_notebook(notebook, timeout=args.timeout)
+        problems = selfcheck_notebook(notebook, timeout=args.timeout, kernel_name=args.kernel)
         failed = failed or bool(problems)
         for problem in problems:
             print(problem, file=sys.stderr)

@@ -1,20 +1,26 @@
-"""The book's architecture diagrams, by file name, and the command that writes them as SVG.
+"""The book's architecture diagrams, by name, and the command that writes them into the chapters.
 
-``python -m coursekit.viz.diagrams book/figures`` regenerates every file; the chapters embed
-them with ``![alt text](figures/<name>.svg)``, and tests/viz/test_diagrams.py checks that the
-stored files are what this command writes. A later chapter adds its figures to :data:`FIGURES`.
+A chapter shows a diagram in a markdown cell whose metadata names it (``"figure": "rnn-cell"``)
+and whose text holds it as an embedded PNG, ``![alt text](data:image/png;base64,...)``.
+``python -m coursekit.viz.diagrams book/*.ipynb`` redraws every such image, and
+tests/viz/test_diagrams.py checks that the chapters hold what this command writes. A later
+chapter adds its figures to :data:`FIGURES`.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+import base64
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from matplotlib.figure import Figure
 
 from coursekit.viz.bert import bert_finetuning_figure, bert_input_figure, bert_pretraining_figure
-from coursekit.viz.drawing import save_svg
+from coursekit.viz.drawing import png_bytes
 from coursekit.viz.recurrent import (
     deep_and_bidirectional_figure,
     gru_cell_figure,
@@ -75,25 +81,69 @@ FIGURES: dict[str, Callable[[], Figure]] = {
     "bert-pretraining": bert_pretraining_figure,
     "bert-finetuning": bert_finetuning_figure,
 }
-"""Each diagram of the book: the SVG file's name (without ``.svg``) and the function drawing it."""
+"""Each diagram of the book: its name and the function drawing it."""
 
 
-def write_figures(folder: str | Path) -> list[Path]:
-    """Draw every diagram of :data:`FIGURES` into ``folder`` (created if missing) as SVG."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    return [save_svg(draw(), folder / f"{name}.svg") for name, draw in FIGURES.items()]
+FIGURE_KEY = "figure"
+"""The markdown cell's metadata key that names the diagram its image shows."""
+EMBEDDED_IMAGE = re.compile(r"\]\((data:image/png;base64,[A-Za-z0-9+/=]*)\)")
+"""A markdown image whose target is an embedded PNG: ``![alt text](data:image/png;base64,...)``."""
+
+
+def figure_data_uri(name: str) -> str:
+    """Diagram ``name`` drawn and encoded as a ``data:`` URI, the form in which a chapter holds
+    it: the image travels inside the notebook, so it shows in the HTML book, in Jupyter and in
+    Colab, also in a copy saved to Drive (Colab shows neither cell attachments nor SVG there).
+    """
+    encoded = base64.b64encode(png_bytes(FIGURES[name]())).decode("ascii")
+    return f"data:image/png;base64,{encoded}"
+
+
+def figure_cells(notebook: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every markdown cell of ``notebook`` (its JSON) that shows a diagram, with the diagram's
+    name; a cell may name only a diagram of :data:`FIGURES` and must hold one embedded image."""
+    for cell in notebook["cells"]:
+        name = cell.get("metadata", {}).get(FIGURE_KEY)
+        if name is None:
+            continue
+        if name not in FIGURES:
+            raise ValueError(f"a cell names the diagram {name!r}, which FIGURES does not draw")
+        if len(EMBEDDED_IMAGE.findall("".join(cell["source"]))) != 1:
+            raise ValueError(f"the cell of diagram {name!r} must hold exactly one embedded PNG")
+        yield name, cell
+
+
+def embed_figures(path: str | Path) -> list[str]:
+    """Redraw every diagram that the notebook at ``path`` shows and write it into its cell;
+    return the names of those that changed (the file is written only if one did)."""
+    path = Path(path)
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    changed = []
+    for name, cell in figure_cells(notebook):
+        source = "".join(cell["source"])
+        image = EMBEDDED_IMAGE.search(source)
+        assert image is not None  # figure_cells checked that the cell holds one
+        fresh = source[: image.start(1)] + figure_data_uri(name) + source[image.end(1) :]
+        if fresh != source:
+            cell["source"] = fresh.splitlines(keepends=True)
+            changed.append(name)
+    if changed:
+        text = json.dumps(notebook, indent=1, ensure_ascii=False)
+        path.write_text(text + "\n", encoding="utf-8")
+    return changed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``python -m coursekit.viz.diagrams FOLDER``."""
+    """Command line: ``python -m coursekit.viz.diagrams book/*.ipynb``."""
     parser = argparse.ArgumentParser(
-        prog="python -m coursekit.viz.diagrams", description="Write the book's diagrams as SVG."
+        prog="python -m coursekit.viz.diagrams",
+        description="Redraw the diagrams that the chapters embed and write them into them.",
     )
-    parser.add_argument("folder", type=Path, help="where to write them, e.g. book/figures")
+    parser.add_argument("notebooks", type=Path, nargs="+", help="e.g. book/*.ipynb")
     arguments = parser.parse_args(argv)
-    for path in write_figures(arguments.folder):
-        print(path)
+    for path in arguments.notebooks:
+        for name in embed_figures(path):
+            print(f"{path}: {name} redrawn")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Every notebook opens with a Colab badge and a Colab-only set-up cell, and is stored normalised."""
+"""Every notebook opens with a Colab badge and a set-up cell (install in Colab, choose the profile),
+and is stored normalised."""
 
 from __future__ import annotations
 
@@ -44,7 +45,9 @@ def test_opens_with_colab_badge_and_colab_only_setup(path: Path) -> None:
     )
     assert badge.cell_type == "markdown" and expected in badge.source
     assert setup.cell_type == "code"
-    assert 'if "google.colab" in sys.modules:' in setup.source
+    assert '"google.colab" in sys.modules' in setup.source
+    chooses = setup.source.rstrip().endswith("profile = coursekit.choose_profile()")
+    assert chooses == (path.parts[0] == "book"), "chapters choose a profile; exercises use none"
     install = re.search(r"%pip install .*", setup.source)
     assert install and repository_url() in install.group(0)
     assert "torch" not in install.group(0), "Colab's own torch must be kept"
@@ -148,7 +151,7 @@ def test_title_first_then_the_badge_and_a_hidden_setup_cell(path: Path) -> None:
     title, setup = notebook.cells[0], notebook.cells[1]
     assert title.source.startswith("# ") and title.source.count("\n# ") == 0
     assert "remove-cell" in setup.metadata.get("tags", [])
-    assert setup.source.startswith("# In Colab only:")
+    assert setup.source.startswith("# Set-up. In Colab: install coursekit")
 
 
 @pytest.mark.parametrize(
@@ -176,5 +179,51 @@ def test_outside_colab_a_missing_coursekit_says_how_to_install_it(
     python = TransformerManager().transform_cell(setup)  # the %pip line becomes plain Python
     monkeypatch.delitem(sys.modules, "google.colab", raising=False)
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ModuleNotFoundError, match="pip install 'seqmodels-coursekit @ git\\+https"):
+    with pytest.raises(
+        ModuleNotFoundError, match="%pip install 'seqmodels-coursekit @ git\\+https"
+    ):
         exec(python, {})
+
+
+FIND_SPEC = importlib.util.find_spec
+
+
+class RecordingShell:
+    """What the set-up cell's ``%pip`` line runs on: records the magics instead of running them."""
+
+    def __init__(self) -> None:
+        self.magics: list[tuple[str, str]] = []
+
+    def run_line_magic(self, name: str, line: str) -> None:
+        self.magics.append((name, line))
+
+
+def run_setup_in_colab(
+    path: Path, monkeypatch: pytest.MonkeyPatch, *, installed: bool
+) -> RecordingShell:
+    """Run the set-up cell of ``path`` as Colab would, with its packages installed or not."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    setup = nbformat.read(ROOT / path, as_version=4).cells[1].source
+    python = TransformerManager().transform_cell(setup)
+    monkeypatch.setitem(sys.modules, "google.colab", type(sys)("google.colab"))
+    monkeypatch.setenv("COURSEKIT_PROFILE", "ci")
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: FIND_SPEC(name) if installed else None
+    )
+    shell = RecordingShell()
+    exec(python, {"get_ipython": lambda: shell})
+    return shell
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=str)
+def test_in_colab_the_setup_installs_once_then_chooses_the_profile(
+    path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = run_setup_in_colab(path, monkeypatch, installed=False)
+    assert [name for name, _ in first.magics] == ["pip"]
+    assert repository_url() in first.magics[0][1]
+    if path.parts[0] == "book":
+        assert "coursekit: the ci profile" in capsys.readouterr().out
+    again = run_setup_in_colab(path, monkeypatch, installed=True)
+    assert again.magics == [], "a runtime that has the packages must not reinstall them"

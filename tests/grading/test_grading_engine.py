@@ -337,15 +337,16 @@ FORBIDDEN = Question(
 )
 
 
-def test_check_names_a_call_of_the_reference_without_the_zero(
+def test_check_leads_with_the_zero_for_an_answer_that_calls_the_reference(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(question_registry, "_REGISTRY", {FORBIDDEN.id: FORBIDDEN})
     result = check("ch90.q4", lambda values: doubled_reference(values))
-    assert result.points_earned == 1
-    assert (
-        "note: this calls the reference implementation test_grading_engine.doubled_reference: "
-        "write it yourself" in capsys.readouterr().out
+    assert result.points_earned == 0
+    assert capsys.readouterr().out == (
+        "ch90.q4 Double without the reference: 0/1 points: this calls the reference "
+        "implementation test_grading_engine.doubled_reference; write double yourself, "
+        "without it\n"
     )
 
 

@@ -73,3 +73,11 @@ def test_a_folder_without_notebooks_exits_with_2(
 ) -> None:
     assert main([str(tmp_path)]) == 2
     assert "no notebooks" in capsys.readouterr().err
+
+
+def test_a_kernel_that_does_not_exist_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notebook = write_notebook(tmp_path / "a.ipynb", check_source='check("ch01.q4", print)')
+    assert main(["--kernel", "no-such-kernel", str(notebook)]) == 2
+    assert "no kernel named 'no-such-kernel'" in capsys.readouterr().err

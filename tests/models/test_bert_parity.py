@@ -1,11 +1,11 @@
-"""coursekit's BERT models equal Hugging Face ``transformers``' (5.x, eager attention) in float64:
-every output field, every hidden state and attention map, and the gradients of the inputs
-(``inputs_embeds``) and of every parameter matched by name, for BertModel (with and without
-pooler), BertForPreTraining, BertForMaskedLM, BertForSequenceClassification,
-BertForTokenClassification and BertForQuestionAnswering, copied with ``from_hf``. Random
-small configurations (layers, heads, head size, feed-forward size, vocabulary, positions,
-segments), padding in ``attention_mask``, segments in ``token_type_ids`` (or none), ids or
-input embeddings. Dropout is 0; both sides run in training mode.
+"""coursekit's BERT models equal Hugging Face ``transformers``' (eager attention; 5.x in the main
+suite, Colab's 4.57.1 in ``make test-colab``) in float64: every output field, every hidden state
+and attention map, and the gradients of the inputs (``inputs_embeds``) and of every parameter
+matched by name, for BertModel (with and without pooler), BertForPreTraining, BertForMaskedLM,
+BertForSequenceClassification, BertForTokenClassification and BertForQuestionAnswering, copied with
+``from_hf``. Random small configurations (layers, heads, head size, feed-forward size, vocabulary,
+positions, segments), padding in ``attention_mask``, segments in ``token_type_ids`` (or none), ids
+or input embeddings. Dropout is 0; both sides run in training mode.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""XLNet equals Hugging Face's ``XLNetModel`` and ``XLNetLMHeadModel`` (transformers 5), forward
-and backward, in float64, over random small configurations and inputs: two consecutive segments
-(the second reads the memories of the first), with and without ``perm_mask``,
-``target_mapping``, ``token_type_ids`` and ``attention_mask``.
+"""XLNet equals Hugging Face's ``XLNetModel`` and ``XLNetLMHeadModel`` (transformers 5.x in the
+main suite, Colab's 4.57.1 in ``make test-colab``), forward and backward, in float64, over random
+small configurations and inputs: two consecutive segments (the second reads the memories of the
+first), with and without ``perm_mask``, ``target_mapping``, ``token_type_ids`` and
+``attention_mask``.
 
 Hugging Face builds XLNet's relative encodings in float32 whatever the model's dtype: inside
 these tests only, ``XLNetModel.relative_positional_encoding`` is replaced by the same

@@ -1,21 +1,28 @@
 """The book's architecture diagrams (coursekit.viz.diagrams, .recurrent): each renders at the
 text column's width with readable, non-colliding labels, shows what its chapter promises, wires
-its nodes as the equations say, and book/figures/ holds exactly what the command writes.
+its nodes as the equations say, and the chapters hold exactly what the command draws.
 """
 
 from __future__ import annotations
 
+import base64
 import io
-import re
+import json
 from pathlib import Path
 
-import matplotlib
 import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+from PIL import Image
 
-from coursekit.viz.diagrams import FIGURES, main, write_figures
+from coursekit.viz.diagrams import (
+    EMBEDDED_IMAGE,
+    FIGURES,
+    figure_cells,
+    figure_data_uri,
+    main,
+)
 from coursekit.viz.drawing import (
     GRADIENT_INK,
     INK,
@@ -25,6 +32,8 @@ from coursekit.viz.drawing import (
     SMALLEST_FONT_SIZE,
     SUM,
     TEXT_COLUMN_WIDTH,
+    png_bytes,
+    software_stamp,
 )
 from coursekit.viz.inspection import (
     DrawnArrow,
@@ -34,7 +43,7 @@ from coursekit.viz.inspection import (
     overlapping_labels,
 )
 
-REGENERATE = "python -m coursekit.viz.diagrams book/figures"
+REGENERATE = "make figures"
 TANH = r"$\tanh$"
 SIGMA = r"$\sigma$"
 
@@ -329,32 +338,60 @@ def test_stacked_layers_read_the_layer_below_and_directions_run_opposite_ways(fi
     assert stacked | both == wiring, "nothing else is drawn, and nothing runs against time"
 
 
-def creator_version(svg: str) -> str | None:
-    """The matplotlib version that wrote ``svg`` (from its metadata)."""
-    match = re.search(r"Matplotlib v([^,<\s]+)", svg)
-    return match.group(1) if match else None
+def stored_figures(repo_root: Path) -> dict[str, tuple[Path, bytes]]:
+    """Each diagram the chapters show: the notebook holding it and its PNG's bytes."""
+    stored = {}
+    for path in sorted((repo_root / "book").glob("*.ipynb")):
+        for name, cell in figure_cells(json.loads(path.read_text(encoding="utf-8"))):
+            image = EMBEDDED_IMAGE.search("".join(cell["source"]))
+            assert image is not None and name not in stored, name
+            encoded = image.group(1).removeprefix("data:image/png;base64,")
+            stored[name] = (path, base64.b64decode(encoded, validate=True))
+    return stored
 
 
-def test_stored_svgs_are_exactly_what_the_command_writes(tmp_path: Path, repo_root: Path):
-    stored_folder = repo_root / "book" / "figures"
-    for fresh in write_figures(tmp_path):
-        stored = stored_folder / fresh.name
-        assert stored.exists(), f"book/figures/{fresh.name} is missing: run `{REGENERATE}`"
-        version = creator_version(stored.read_text())
-        if version != matplotlib.__version__:
+def test_every_diagram_is_shown_by_a_chapter_once(repo_root: Path):
+    assert sorted(stored_figures(repo_root)) == sorted(FIGURES)
+
+
+def test_the_chapters_hold_exactly_what_the_command_draws(repo_root: Path):
+    for name, (path, stored) in stored_figures(repo_root).items():
+        with Image.open(io.BytesIO(stored)) as image:
+            made_with = image.info.get("Software")
+        if made_with != software_stamp():
             pytest.skip(
-                f"book/figures/{fresh.name} was written by matplotlib {version} and this is "
-                f"{matplotlib.__version__}: bytes differ between versions; run `{REGENERATE}`"
+                f"{path.name} holds {name} drawn with {made_with} and this is "
+                f"{software_stamp()}: bytes differ between versions; run `{REGENERATE}`"
             )
-        up_to_date = stored.read_bytes() == fresh.read_bytes()
-        assert up_to_date, (
-            f"book/figures/{fresh.name} is not what the code draws now: run `{REGENERATE}`"
+        assert stored == png_bytes(FIGURES[name]()), (
+            f"{path.name} holds a {name} that is not what the code draws now: run `{REGENERATE}`"
         )
 
 
-def test_the_command_writes_one_svg_per_figure(tmp_path: Path, capsys):
-    assert main([str(tmp_path / "figures")]) == 0
-    written = sorted(path.name for path in (tmp_path / "figures").iterdir())
-    assert written == sorted(f"{name}.svg" for name in FIGURES)
-    printed = capsys.readouterr().out.split()
-    assert sorted(Path(line).name for line in printed) == written
+def test_the_command_redraws_a_stale_image_and_leaves_the_rest(tmp_path: Path, capsys):
+    stale = "data:image/png;base64," + base64.b64encode(b"stale").decode()
+    cells = [
+        {
+            "cell_type": "markdown",
+            "metadata": {"figure": "rnn-cell"},
+            "source": [f"![An RNN]({stale})"],
+        },
+        {"cell_type": "markdown", "metadata": {}, "source": ["Text."]},
+    ]
+    notebook = tmp_path / "chapter.ipynb"
+    notebook.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    assert main([str(notebook)]) == 0
+    assert capsys.readouterr().out == f"{notebook}: rnn-cell redrawn\n"
+    redrawn = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    assert "".join(redrawn[0]["source"]) == f"![An RNN]({figure_data_uri('rnn-cell')})"
+    assert redrawn[1] == cells[1]
+    assert main([str(notebook)]) == 0 and capsys.readouterr().out == "", "nothing left to redraw"
+
+
+def test_a_figure_cell_must_name_a_diagram_and_hold_one_image(tmp_path: Path):
+    unknown = {"cells": [{"cell_type": "markdown", "metadata": {"figure": "nope"}, "source": []}]}
+    with pytest.raises(ValueError, match="'nope'"):
+        list(figure_cells(unknown))
+    empty = {"cells": [{"cell_type": "markdown", "metadata": {"figure": "rnn-cell"}, "source": []}]}
+    with pytest.raises(ValueError, match="exactly one embedded PNG"):
+        list(figure_cells(empty))

@@ -4,21 +4,24 @@ to border, labels beside their lines, errors that name the fix, and SVG that rep
 
 from __future__ import annotations
 
+import io
 import math
 
-import matplotlib
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from matplotlib.colors import to_rgb
+from PIL import Image
 
 from coursekit.viz.drawing import (
+    DIAGRAM_DPI,
     INK,
     PALETTE,
     PRODUCT,
     TEXT_COLUMN_WIDTH,
     Diagram,
-    save_svg,
+    png_bytes,
+    software_stamp,
 )
 from coursekit.viz.inspection import drawn_arrows, overlapping_labels
 from coursekit.viz.shapes import Box, Operation, point_along, rounded_polyline
@@ -209,12 +212,16 @@ def small_diagram():
     return diagram.figure
 
 
-def test_save_svg_repeats_byte_for_byte_with_glyphs_as_paths_and_no_date(tmp_path):
-    before = dict(matplotlib.rcParams)
-    first = save_svg(small_diagram(), tmp_path / "first.svg").read_bytes()
-    second = save_svg(small_diagram(), tmp_path / "second.svg").read_bytes()
+def test_png_repeats_byte_for_byte_names_its_libraries_and_keeps_the_colours():
+    first, second = png_bytes(small_diagram()), png_bytes(small_diagram())
     assert first == second
-    text = first.decode()
-    assert "<text" not in text and "font-family" not in text, "glyphs must be paths"
-    assert "<dc:date>" not in text
-    assert dict(matplotlib.rcParams) == before, "save_svg changed the global rcParams"
+    with Image.open(io.BytesIO(first)) as image:
+        assert image.format == "PNG" and image.mode == "P"
+        assert image.info["Software"] == software_stamp()
+        assert image.size == (3 * DIAGRAM_DPI, 2 * DIAGRAM_DPI)
+        colours = {rgb for _, rgb in image.convert("RGB").getcolors(maxcolors=256)}
+    assert (255, 255, 255) in colours, "the canvas stays white"
+    fill = tuple(round(255 * c) for c in to_rgb(PALETTE["input"]))
+    assert any(max(abs(a - b) for a, b in zip(fill, rgb, strict=True)) <= 2 for rgb in colours), (
+        "the palette must keep a box's fill colour"
+    )
