@@ -61,8 +61,16 @@ KERNEL_DRIVER = Path(__file__).with_name("colab_kernel_fit.py")
 CHECK_IN_COLAB = """
 import json, sys
 import coursekit, coursekit.grading, ipywidgets
-from coursekit.grading import check, get_question
-result = check("ch01.q1", get_question("ch01.q1").reference)
+from coursekit.grading import check
+def bleu_score(matches, totals, candidate_length, reference_length):
+    # a student's answer to ch01.q4 (the reference itself would be a delegation, worth 0)
+    import math
+    if min(matches) == 0:
+        return 0.0
+    brevity = min(1.0, math.exp(1 - reference_length / candidate_length))
+    logs = [math.log(m / t) for m, t in zip(matches, totals)]
+    return 100 * brevity * math.exp(sum(logs) / 4)
+result = check("ch01.q4", bleu_score)
 print(json.dumps({"status": result.status, "ipywidgets": ipywidgets.__version__,
                   "loaded": sorted(m for m in ("nbformat", "nbclient") if m in sys.modules)}))
 """

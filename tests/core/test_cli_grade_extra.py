@@ -57,10 +57,23 @@ def test_the_cli_asks_for_the_extra_that_holds_those_packages() -> None:
     assert {name.replace("_", "-") for name in GRADE_EXTRA_PACKAGES} == extra
 
 
+STUDENT_BLEU = """
+def bleu_score(matches, totals, candidate_length, reference_length):
+    # a student's answer to ch01.q4 (the reference itself would be a delegation, worth 0)
+    import math
+    if min(matches) == 0:
+        return 0.0
+    brevity = min(1.0, math.exp(1 - reference_length / candidate_length))
+    logs = [math.log(m / t) for m, t in zip(matches, totals)]
+    return 100 * brevity * math.exp(sum(logs) / 4)
+"""
+
+
 def test_check_needs_no_grader_package() -> None:
     code = (
-        "from coursekit.grading import check, get_question\n"
-        'print(check("ch01.q1", get_question("ch01.q1").reference).status)'
+        "from coursekit.grading import check\n"
+        + STUDENT_BLEU
+        + 'print(check("ch01.q4", bleu_score).status)'
     )
     result = run_without(GRADE_EXTRA_PACKAGES, code, ROOT)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -460,7 +460,8 @@ def test_an_answer_that_takes_its_output_from_torchs_function_earns_nothing() ->
     question, result = graded("ch05.q1", weights_by_hand_output_by_torch)
     assert result.points_earned == 0
     report = format_report(result)
-    assert "scaled_dot_product_attention" in report and "must compute" in report, report
+    assert report.startswith("ch05.q1 Masked scaled dot-product attention: 0/2 points: "), report
+    assert "scaled_dot_product_attention" in report and "write masked_attention yourself" in report
 
 
 @pytest.mark.parametrize(
