@@ -70,7 +70,7 @@ test-notebooks: venv  ## nbval over the book and the solutions (PROFILE=ci by de
 	    -p no:cacheprovider book/*.ipynb solutions/*.ipynb
 
 test-exercises: venv  ## student notebooks report "not implemented"; the grader gives solutions full marks, exercises zero
-	COURSEKIT_PROFILE=ci $(BIN)/python -m coursekit.grading.selfcheck exercises/
+	COURSEKIT_PROFILE=ci $(BIN)/python -m coursekit.grading.instructor.selfcheck exercises/
 	$(BIN)/coursekit grade --validate solutions/ --jobs $(JOBS)
 
 test-seeds: venv  ## every chapter in the ci profile under COURSEKIT_SEED=0..4: a table of claims x seeds (not in make test)
@@ -135,7 +135,7 @@ test-colab: venv $(COLAB_BIN)/.installed  ## Chapters 1 and 6, their exercises, 
 	for notebook in $(COLAB_EXERCISES); do \
 	    begin=$$SECONDS; \
 	    $(COLAB_JUPYTER) COURSEKIT_PROFILE=ci OMP_NUM_THREADS=1 \
-	        $(BIN)/python -m coursekit.grading.selfcheck --kernel colab $$notebook || exit 1; \
+	        $(BIN)/python -m coursekit.grading.instructor.selfcheck --kernel colab $$notebook || exit 1; \
 	    echo "$$notebook: $$((SECONDS - begin)) s" | tee -a $(COLAB_OUT)/times.txt; \
 	done
 	grep -v ' @ ' $(COLAB_OUT)/freeze-after.txt > $(COLAB_OUT)/constraints.txt

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from coursekit import __version__
 
 if TYPE_CHECKING:
-    from coursekit.grading.kernel import Limits
+    from coursekit.grading.instructor.kernel import Limits
 
 REPORTED_PACKAGES = (
     "torch",
@@ -128,7 +128,7 @@ def data_download(name: str) -> int:
 def assign(solutions: Path, exercises: Path) -> int:
     """Write the student notebooks of ``solutions`` into ``exercises``."""
     with grade_extra_imports("assign"):
-        from coursekit.grading.assign import assign_directory
+        from coursekit.grading.instructor.assign import assign_directory
 
     for written in assign_directory(solutions, exercises):
         print(f"wrote {written}")
@@ -140,13 +140,13 @@ def grade(args: argparse.Namespace) -> int:
     with grade_extra_imports("grade"):
         import ipykernel  # noqa: F401 - every submission runs in an ipykernel
 
-        from coursekit.grading.kernel import Limits
+        from coursekit.grading.instructor.kernel import Limits
 
     limits = Limits(args.timeout, args.cell_timeout, args.memory).clamped()
     if args.validate:
         return _validate(args.submissions, limits, args.jobs)
     if args.merge:
-        from coursekit.grading.gradebook import merge_gradebooks
+        from coursekit.grading.instructor.gradebook import merge_gradebooks
 
         count = merge_gradebooks(args.submissions, args.out)
         print(f"merged {count} rows from {len(args.submissions)} gradebooks into {args.out}")
@@ -155,7 +155,7 @@ def grade(args: argparse.Namespace) -> int:
 
 
 def _validate(folders: list[Path], limits: Limits, jobs: int) -> int:
-    from coursekit.grading.validate import validate_solutions
+    from coursekit.grading.instructor.validate import validate_solutions
 
     problems = [
         problem for folder in folders for problem in validate_solutions(folder, limits, jobs=jobs)
@@ -169,12 +169,12 @@ def _validate(folders: list[Path], limits: Limits, jobs: int) -> int:
 def _grade_class(args: argparse.Namespace, limits: Limits) -> int:
     import time
 
-    from coursekit.grading.batch import grade_class, parse_shard, select_shard, summary
-    from coursekit.grading.gradebook import write_feedback, write_gradebook
-    from coursekit.grading.grader import Assignment
-    from coursekit.grading.kernel import GRADING_SHARE
-    from coursekit.grading.memory_probe import check_memory_limit
-    from coursekit.grading.submissions import find_submissions
+    from coursekit.grading.instructor.batch import grade_class, parse_shard, select_shard, summary
+    from coursekit.grading.instructor.gradebook import write_feedback, write_gradebook
+    from coursekit.grading.instructor.grader import Assignment
+    from coursekit.grading.instructor.kernel import GRADING_SHARE
+    from coursekit.grading.instructor.memory_probe import check_memory_limit
+    from coursekit.grading.instructor.submissions import find_submissions
 
     if not args.assignment:
         raise ValueError("--assignment is required (e.g. --assignment ch01)")

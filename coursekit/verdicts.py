@@ -1,7 +1,7 @@
 """The verdict lines of the book: every claim, parity and check that a chapter prints.
 
 A chapter prints each statement it makes on its own line, so that nbval and any reader can find
-them all (DESIGN 6):
+them all:
 
 - ``claim: <finding, with its margin>: True``: something measured that could have come out
   otherwise;

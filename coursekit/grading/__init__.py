@@ -1,10 +1,11 @@
-"""Exercises that grade themselves: questions, ``check``, and the student notebooks' generator.
+"""Exercises that grade themselves: the questions and ``check``.
 
 A notebook cell ``check("ch01.q2", pad_and_mask)`` draws the question's seeded cases, calls the
 student's function on each, compares with the reference implementation and prints a short
 report. The steps are public on their own (:func:`generate_cases`, :func:`call_answer`,
-:func:`grade_case`) so that a grader in another process can reuse them. Chapter 1, Text as
-sequences, has the first exercises.
+:func:`grade_case`) so that a grader in another process can reuse them: the instructor's batch
+grader, in :mod:`coursekit.grading.instructor`, does. Chapter 1, Text as sequences, has the first
+exercises.
 """
 
 from __future__ import annotations

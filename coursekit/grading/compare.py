@@ -9,8 +9,8 @@ that distinction; dictionaries must have the same keys. Chapter 1, Text as seque
 ``check`` cells that use these rules.
 
 In the grader the answer arrives as plain data (built-in values, plain tensors, or an inert
-stand-in named after an unreadable object; :mod:`coursekit.grading.exchange`), so comparing it runs
-none of the student's code. The Exercises page states this threat model.
+stand-in named after an unreadable object; :mod:`coursekit.grading.instructor.exchange`), so
+comparing it runs none of the student's code. The Exercises page states this threat model.
 """
 
 from __future__ import annotations

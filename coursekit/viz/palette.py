@@ -1,5 +1,5 @@
 """One colour per model across every figure of the book, so that the LSTM is the same red in
-each panel and each chapter (DESIGN: the same colour for the same model across panels)."""
+each panel and each chapter."""
 
 from __future__ import annotations
 

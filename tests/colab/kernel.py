@@ -8,8 +8,8 @@ kernels start), that ``"google.colab" in sys.modules`` (the notebooks' set-up ce
 Colab branch), that the kernel runs Python 3.12 and the pinned ipykernel, IPython and ipywidgets,
 and that ``coursekit`` is the copy installed in the environment, not the working tree. The lane
 then runs the chapters (nbval ``--nbval-kernel-name colab``) and the exercises
-(``python -m coursekit.grading.selfcheck --kernel colab``) in that kernel. Run this file with the
-course's own Python (``.venv``), which has jupyter-client and nbclient::
+(``python -m coursekit.grading.instructor.selfcheck --kernel colab``) in that kernel. Run this
+file with the course's own Python (``.venv``), which has jupyter-client and nbclient::
 
     JUPYTER_PATH=DIR python tests/colab/kernel.py write DIR PYTHON
     JUPYTER_PATH=DIR python tests/colab/kernel.py probe

@@ -16,7 +16,8 @@ From the bottom up (a module may import its own layer and the layers below it, n
  9. ``pretrain``: pretraining runs (masking, sentence pairs, Chapter 6's checkpoint), built on
     ``train``;
 10. ``viz`` then 11. ``widgets``: figures, and the explorers built on them;
-12. ``grading``: questions, checks and the batch grader, which use the models, metrics and
+12. ``grading``: questions and ``check`` (the student's path, which never imports the instructor's
+    batch grader in ``grading.instructor``), which use the models, metrics and
     pretraining data;
 13. ``book``: the book's maintenance tools;
 14. ``cli``: the ``coursekit`` command, at the top.
@@ -119,6 +120,23 @@ def test_imports_point_down(path: Path) -> None:
         if LEVEL[unit_of(name)] > LEVEL[importer]
     ]
     assert upward == [], f"{module_name(path)} imports from a higher layer: {upward}"
+
+
+STUDENT_GRADING = sorted(
+    path
+    for path in (PACKAGE / "grading").rglob("*.py")
+    if "instructor" not in path.relative_to(PACKAGE / "grading").parts
+)
+
+
+@pytest.mark.parametrize("path", STUDENT_GRADING, ids=lambda path: module_name(path))
+def test_the_students_check_path_never_imports_the_instructors_grader(path: Path) -> None:
+    instructor = [
+        f"line {line}: {name}"
+        for line, name in imported_modules(path)
+        if name.startswith("coursekit.grading.instructor")
+    ]
+    assert instructor == [], f"{module_name(path)} reaches into the batch grader: {instructor}"
 
 
 def test_the_check_sees_every_kind_of_import() -> None:

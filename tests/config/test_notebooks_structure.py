@@ -82,7 +82,7 @@ def test_exercises_page_links_every_exercise() -> None:
 
 
 LONGEST_VISIBLE_CELL = 25
-"""Lines of the longest code cell a chapter may show unfolded (DESIGN.md 8: prose leads)."""
+"""Lines of the longest code cell a chapter may show unfolded (prose leads)."""
 FOLDING_TAGS = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
 
 
@@ -134,7 +134,7 @@ def test_chapter_verdicts_are_checked_and_true(path: Path) -> None:
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_claims_are_findings_not_parity(path: Path) -> None:
-    """DESIGN 6: our code equal to its twin, or an identity, is a parity:/check: line."""
+    """Our code equal to its twin, or an identity, is a parity:/check: line, not a claim."""
     claims = [line for line in verdict_lines(path)[0] if line.startswith("claim:")]
     assert not [line for line in claims if READS_LIKE_PARITY.search(line)], claims
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.grading import generate_cases, get_question
-from coursekit.grading.assign import SOLUTION_ONLY_TAG, student_notebook
+from coursekit.grading.instructor.assign import SOLUTION_ONLY_TAG, student_notebook
 from coursekit.notebooks import normalise
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,7 +246,7 @@ def bigram_perplexity(*args):
 
 PICKLER = """import os
 import pickle
-import coursekit.grading.exchange
+import coursekit.grading.instructor.exchange
 
 
 class Payload:
@@ -259,7 +259,7 @@ def forged(namespace, name, cases_path, outcomes_path):
         pickle.dump(("answers", [("value", Payload())]), handle)
 
 
-coursekit.grading.exchange.answer_named = forged
+coursekit.grading.instructor.exchange.answer_named = forged
 """
 
 MEMORY_HOG = """def hog():
@@ -309,10 +309,10 @@ build_vocab = copied["_vocabulary_reference"]
 """
 
 #: The kernel-side driver replaced so that every answer is its question's reference.
-PATCHED_DRIVER = """import coursekit.grading.exchange
+PATCHED_DRIVER = """import coursekit.grading.instructor.exchange
 from coursekit.grading import get_question
 
-original_answer_named = coursekit.grading.exchange.answer_named
+original_answer_named = coursekit.grading.instructor.exchange.answer_named
 
 
 def answer_with_the_reference(namespace, question_id, cases_path, outcomes_path):
@@ -321,7 +321,7 @@ def answer_with_the_reference(namespace, question_id, cases_path, outcomes_path)
     return original_answer_named(namespace, question_id, cases_path, outcomes_path)
 
 
-coursekit.grading.exchange.answer_named = answer_with_the_reference
+coursekit.grading.instructor.exchange.answer_named = answer_with_the_reference
 """
 
 NOISY = """import sys

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from coursekit.grading.assign import (
+from coursekit.grading.instructor.assign import (
     STUB,
     AssignError,
     assign_directory,

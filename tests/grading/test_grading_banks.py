@@ -63,7 +63,7 @@ def float_tensors(value: Any) -> list[torch.Tensor]:
 
 @pytest.mark.parametrize("chapter", NOTEBOOKS)
 def test_each_chapter_registers_the_questions_of_its_notebook(chapter: str) -> None:
-    """5 to 8 questions (DESIGN.md 9), numbered from 1, each answered in the notebook."""
+    """5 to 8 questions, numbered from 1, each answered in the notebook."""
     registered = [
         question.id for question in all_questions() if question.id.startswith(f"{chapter}.")
     ]

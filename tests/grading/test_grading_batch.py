@@ -9,10 +9,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.grading.batch import Worker, parse_shard, select_shard
-from coursekit.grading.grader import Assignment
-from coursekit.grading.kernel import Limits
-from coursekit.grading.submissions import Submission
+from coursekit.grading.instructor.batch import Worker, parse_shard, select_shard
+from coursekit.grading.instructor.grader import Assignment
+from coursekit.grading.instructor.kernel import Limits
+from coursekit.grading.instructor.submissions import Submission
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,7 +75,7 @@ def test_instructor_mistakes_are_reported_in_one_line(tmp_path: Path, arguments,
 
 
 def test_a_worker_past_its_time_is_killed_and_the_row_says_so(monkeypatch) -> None:
-    monkeypatch.setattr("coursekit.grading.batch.WORKER_MARGIN_SECONDS", 0)
+    monkeypatch.setattr("coursekit.grading.instructor.batch.WORKER_MARGIN_SECONDS", 0)
     assignment = Assignment.load("ch01")
     submission = Submission("amir", ROOT / "solutions" / "01-text.ipynb")
     with Worker(assignment, Limits(timeout=0.5), None) as worker:
@@ -87,7 +87,9 @@ def test_a_worker_past_its_time_is_killed_and_the_row_says_so(monkeypatch) -> No
 
 
 def test_a_worker_that_fails_is_reported_as_crashed(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setattr("coursekit.grading.batch.sys.executable", str(tmp_path / "no-python"))
+    monkeypatch.setattr(
+        "coursekit.grading.instructor.batch.sys.executable", str(tmp_path / "no-python")
+    )
     (tmp_path / "no-python").write_text("#!/bin/sh\necho 'the worker broke' >&2\nexit 7\n")
     (tmp_path / "no-python").chmod(0o755)
     assignment = Assignment.load("ch01")

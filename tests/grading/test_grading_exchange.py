@@ -14,7 +14,7 @@ import torch
 
 from coursekit.grading import AnswerError, AnswerOutcome, Case, Question, compare
 from coursekit.grading import questions as question_registry
-from coursekit.grading.exchange import (
+from coursekit.grading.instructor.exchange import (
     ExchangeError,
     MissingAnswer,
     answer_named,
@@ -205,6 +205,6 @@ def test_a_missing_or_oversized_answer_file_is_refused(tmp_path: Path, monkeypat
     with pytest.raises(ExchangeError, match="wrote no answers"):
         read_outcomes(tmp_path / "absent.pt", 1)
     torch.save(("answers", [("value", ("V", 1), None)]), tmp_path / "out.pt")
-    monkeypatch.setattr("coursekit.grading.exchange.MAX_OUTCOME_BYTES", 10)
+    monkeypatch.setattr("coursekit.grading.instructor.exchange.MAX_OUTCOME_BYTES", 10)
     with pytest.raises(ExchangeError, match="more than"):
         read_outcomes(tmp_path / "out.pt", 1)

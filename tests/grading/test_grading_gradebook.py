@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.grading.gradebook import (
+from coursekit.grading.instructor.gradebook import (
     QuestionGrade,
     SubmissionGrade,
     Verdict,
@@ -59,7 +59,7 @@ def test_an_interrupted_write_leaves_the_old_gradebook(tmp_path: Path, monkeypat
     def fail(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("coursekit.grading.gradebook.os.replace", fail)
+    monkeypatch.setattr("coursekit.grading.instructor.gradebook.os.replace", fail)
     with pytest.raises(OSError, match="disk full"):
         write_gradebook([grade("amir", 0)], IDS, path)
     assert path.read_bytes() == before

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.grading.grader import Assignment, grade_submission
-from coursekit.grading.kernel import GradingKernel, KernelPool, Limits
-from coursekit.grading.submissions import Submission
+from coursekit.grading.instructor.grader import Assignment, grade_submission
+from coursekit.grading.instructor.kernel import GradingKernel, KernelPool, Limits
+from coursekit.grading.instructor.submissions import Submission
 
 SOLUTION = Path(__file__).resolve().parents[2] / "solutions" / "01-text.ipynb"
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from coursekit.grading import Case, UnknownQuestionError
-from coursekit.grading.hidden import HiddenTestError, hidden_cases, load_hidden_cases
+from coursekit.grading.instructor.hidden import HiddenTestError, hidden_cases, load_hidden_cases
 
 HIDDEN_FILE = """
 from coursekit.grading import Case
-from coursekit.grading.hidden import hidden_cases
+from coursekit.grading.instructor.hidden import hidden_cases
 
 
 @hidden_cases("ch01.q4")
@@ -43,7 +43,7 @@ def test_an_instructor_mistake_stops_grading_with_the_file_named(tmp_path: Path)
     with pytest.raises(HiddenTestError, match=r"broken\.py failed to run: SyntaxError"):
         load_hidden_cases(tmp_path, ["ch01.q1"])
     (tmp_path / "broken.py").write_text(
-        "from coursekit.grading.hidden import hidden_cases\n"
+        "from coursekit.grading.instructor.hidden import hidden_cases\n"
         "@hidden_cases('ch01.q1')\ndef cases(rng):\n    yield (1, 2)\n"
     )
     with pytest.raises(HiddenTestError, match="yielded a tuple"):

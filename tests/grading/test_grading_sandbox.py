@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coursekit.grading.sandbox import make_guard, readable_roots
+from coursekit.grading.instructor.sandbox import make_guard, readable_roots
 
 
 @pytest.fixture

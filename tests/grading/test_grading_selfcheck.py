@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from coursekit.grading.selfcheck import main
+from coursekit.grading.instructor.selfcheck import main
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = {"coursekit": {"question": "ch01.q4", "role": "check"}}

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.grading.submissions import (
+from coursekit.grading.instructor.submissions import (
     InvalidNotebook,
     Submission,
     find_submissions,
@@ -93,7 +93,7 @@ def test_a_notebook_without_question_ids_is_still_graded_by_function_names(tmp_p
 
 
 def test_a_huge_file_is_refused_before_it_is_read(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("coursekit.grading.submissions.MAX_NOTEBOOK_BYTES", 100)
+    monkeypatch.setattr("coursekit.grading.instructor.submissions.MAX_NOTEBOOK_BYTES", 100)
     path = tmp_path / "amir.ipynb"
     path.write_text(notebook_text(code="x = 1" * 100))
     with pytest.raises(InvalidNotebook, match="larger than"):

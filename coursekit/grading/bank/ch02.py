@@ -24,23 +24,12 @@ from torch import Tensor
 import coursekit.models
 from coursekit.bptt import jacobian_product_norms, linear_rnn_forward, manual_bptt
 from coursekit.generate import sampling_distribution, top_p_filter
+from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Mistake, Question, register
 from coursekit.models.recurrent_cells import rnn_step
 
 #: What an answer that must derive a gradient by hand may not call.
 AUTOGRAD = (torch.autograd.grad, torch.autograd.backward, torch.Tensor.backward, manual_bptt)
-
-
-def torch_generator(rng: random.Random) -> torch.Generator:
-    """A torch generator seeded from a question's ``random.Random``, so that tensors drawn with it
-    are the same in every process (the questions of Chapters 2 and 3 draw their tensors so).
-    """
-    return torch.Generator().manual_seed(rng.getrandbits(63))
-
-
-def float64_normal(generator: torch.Generator, *shape: int, scale: float = 1.0) -> torch.Tensor:
-    """A float64 tensor of ``shape`` with independent N(0, scale^2) entries (Chapters 2 and 3)."""
-    return torch.randn(*shape, generator=generator, dtype=torch.float64) * scale
 
 
 # ch02.q1: one step of a recurrent network ----------------------------------------------------

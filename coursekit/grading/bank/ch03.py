@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 import coursekit.models
-from coursekit.grading.bank.ch02 import float64_normal, torch_generator
+from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Mistake, Question, register
 from coursekit.models.recurrent_cells import gru_gates, lstm_gates, lstm_step
 from coursekit.text import padding_mask

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from coursekit.generate.search import beam_search, beam_step, gnmt_length_penalty, only_eos
-from coursekit.grading.bank.ch02 import float64_normal, torch_generator
+from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
 from coursekit.models.attention import (
     AdditiveAttention,

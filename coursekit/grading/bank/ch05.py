@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from coursekit.grading.bank.ch02 import float64_normal, torch_generator
+from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
 from coursekit.models.attention import ScaledDotAttention
 from coursekit.models.multihead_attention import MultiHeadAttention

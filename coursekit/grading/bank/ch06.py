@@ -27,7 +27,7 @@ from collections.abc import Iterator
 import torch
 from torch import Tensor
 
-from coursekit.grading.bank.ch02 import float64_normal, torch_generator
+from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
 from coursekit.models.bert import BertModel, BertPreTrainedModel
 from coursekit.models.bert_heads import BertForPreTraining

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 import torch
 from torch import Tensor
 
-from coursekit.grading.bank.ch02 import float64_normal, torch_generator
+from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
 from coursekit.models.relative_attention import relative_score_terms, relative_scores
 from coursekit.models.relative_position import relative_shift

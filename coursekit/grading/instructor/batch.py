@@ -1,13 +1,13 @@
 """Grade a whole class: ``coursekit grade --assignment ch01 submissions/ --jobs 4``.
 
-``jobs`` worker processes (:mod:`coursekit.grading.worker`) take the submissions one by one, each
-in its own sandboxed kernel, under a progress bar. A worker that overruns a submission's time
-limit is killed with its whole process group and its kernel's, and one that fails is reported as
-``crashed``; either way the submission gets a row, a fresh worker takes over and the batch goes
-on. ``--shard I/N`` grades every N-th submission
-(in student-id order) starting from the I-th, so any batch system can split a class, and
-:func:`coursekit.grading.gradebook.merge_gradebooks` joins the shards' CSVs. Chapter 1, Text as
-sequences, has the first graded exercises; see the book's Exercises page.
+``jobs`` worker processes (:mod:`coursekit.grading.instructor.worker`) take the submissions one by
+one, each in its own sandboxed kernel, under a progress bar. A worker that overruns a submission's
+time limit is killed with its whole process group and its kernel's, and one that fails is reported
+as ``crashed``; either way the submission gets a row, a fresh worker takes over and the batch goes
+on. ``--shard I/N`` grades every N-th submission (in student-id order) starting from the I-th, so
+any batch system can split a class, and
+:func:`coursekit.grading.instructor.gradebook.merge_gradebooks` joins the shards' CSVs. Chapter 1,
+Text as sequences, has the first graded exercises; see the book's Exercises page.
 """
 
 from __future__ import annotations
@@ -30,11 +30,16 @@ from queue import Empty, Queue
 
 from tqdm.auto import tqdm
 
-from coursekit.grading.gradebook import STATUSES, QuestionGrade, SubmissionGrade, points_text
-from coursekit.grading.grader import Assignment, screen
-from coursekit.grading.kernel import Limits, kill_process_group
-from coursekit.grading.submissions import Submission
-from coursekit.grading.worker import job_description, setup_description
+from coursekit.grading.instructor.gradebook import (
+    STATUSES,
+    QuestionGrade,
+    SubmissionGrade,
+    points_text,
+)
+from coursekit.grading.instructor.grader import Assignment, screen
+from coursekit.grading.instructor.kernel import Limits, kill_process_group
+from coursekit.grading.instructor.submissions import Submission
+from coursekit.grading.instructor.worker import job_description, setup_description
 
 #: Seconds a worker gets beyond the submission's limit, to start, load torch and clean up.
 WORKER_MARGIN_SECONDS = 60
@@ -103,7 +108,8 @@ def grade_class(
 
 
 class Worker:
-    """A worker process (:mod:`coursekit.grading.worker`) that grades submissions one by one.
+    """A worker process (:mod:`coursekit.grading.instructor.worker`) that grades submissions one
+    by one.
 
     Started on first use and again after a failure. A submission that takes longer than its
     limit (plus a margin) gets the ``timeout`` status and the worker is killed with its process
@@ -163,7 +169,7 @@ class Worker:
         if self.process is None:
             with self.log.open("ab") as log:
                 self.process = subprocess.Popen(
-                    [sys.executable, "-m", "coursekit.grading.worker", str(self.setup)],
+                    [sys.executable, "-m", "coursekit.grading.instructor.worker", str(self.setup)],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=log,

@@ -4,11 +4,11 @@ judge the answers here.
 The notebook runs top to bottom, as "Restart and run all" would, so an answer may use anything
 defined before it, and whatever cells the student split, merged, reordered or duplicated, the
 function a question names (``build_vocab`` for ``ch01.q1``) is the one the notebook left defined.
-Then, question by question, the grader sends the cases (visible and hidden) to the kernel,
-receives plain data back (:mod:`coursekit.grading.exchange`) and compares each answer with the
-reference in its own process. A cell that kills the kernel is skipped and the notebook run again
-in a fresh kernel, so one ``os._exit`` costs only what depends on it. Chapter 1, Text as
-sequences, has the first graded exercises; see the book's Exercises page.
+Then, question by question, the grader sends the cases (visible and hidden) to the kernel, receives
+plain data back (:mod:`coursekit.grading.instructor.exchange`) and compares each answer with the
+reference in its own process. A cell that kills the kernel is skipped and the notebook run again in
+a fresh kernel, so one ``os._exit`` costs only what depends on it. Chapter 1, Text as sequences,
+has the first graded exercises; see the book's Exercises page.
 """
 
 from __future__ import annotations
@@ -19,15 +19,20 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.exchange import ExchangeError, MissingAnswer, read_outcomes, write_cases
-from coursekit.grading.gradebook import (
+from coursekit.grading.instructor.exchange import (
+    ExchangeError,
+    MissingAnswer,
+    read_outcomes,
+    write_cases,
+)
+from coursekit.grading.instructor.gradebook import (
     QuestionGrade,
     SubmissionGrade,
     SubmissionStatus,
     Verdict,
 )
-from coursekit.grading.hidden import load_hidden_cases
-from coursekit.grading.kernel import (
+from coursekit.grading.instructor.hidden import load_hidden_cases
+from coursekit.grading.instructor.kernel import (
     GRADING_SHARE,
     CellRun,
     GradingKernel,
@@ -35,10 +40,10 @@ from coursekit.grading.kernel import (
     KernelStartError,
     Limits,
 )
+from coursekit.grading.instructor.submissions import InvalidNotebook, Submission, read_notebook
 from coursekit.grading.questions import Case, Question, all_questions, generate_cases
 from coursekit.grading.results import mistake_hint, partial_credit
 from coursekit.grading.run import consistent_mistakes, delegation_reason, grade_case
-from coursekit.grading.submissions import InvalidNotebook, Submission, read_notebook
 
 MAX_KERNEL_STARTS = 3
 #: A kernel that dies before it answers is started again this many times in a row before the
@@ -49,7 +54,7 @@ STATUS_PRIORITY: tuple[SubmissionStatus, ...] = ("crashed", "timeout", "memory",
 CASES_FILE = "cases.pt"
 ANSWERS_FILE = "answers.pt"
 DRIVER = (
-    "import coursekit.grading.exchange as _coursekit_exchange\n"
+    "import coursekit.grading.instructor.exchange as _coursekit_exchange\n"
     "_coursekit_exchange.answer_named(globals(), {question!r}, {cases!r}, {answers!r})"
 )
 

@@ -4,7 +4,7 @@
 A file adds cases to a question with a generator marked by :func:`hidden_cases`::
 
     from coursekit.grading import Case, generate_cases, get_question
-    from coursekit.grading.hidden import hidden_cases
+    from coursekit.grading.instructor.hidden import hidden_cases
 
     @hidden_cases("ch01.q4")
     def longer_hypotheses(rng):  # corpus BLEU from (matches, totals, c, r)

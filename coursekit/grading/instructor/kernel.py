@@ -1,10 +1,10 @@
 """One sandboxed kernel per submission, driven cell by cell with time and output limits.
 
-:class:`GradingKernel` starts ``python -m coursekit.grading.sandbox`` (limits and guard, then
-IPython) in a scratch folder with a scrubbed environment, runs code through ``nbclient`` and
+:class:`GradingKernel` starts ``python -m coursekit.grading.instructor.sandbox`` (limits and guard,
+then IPython) in a scratch folder with a scrubbed environment, runs code through ``nbclient`` and
 reports each cell as a :class:`CellRun`: finished, raised, timed out (the kernel is interrupted,
-and killed if it does not answer), printed too much (it is interrupted), or killed the kernel.
-On exit the kernel's whole process group is killed. See the book's Exercises page.
+and killed if it does not answer), printed too much (it is interrupted), or killed the kernel. On
+exit the kernel's whole process group is killed. See the book's Exercises page.
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ class GradingKernel:
         cpu_seconds = int(self.limits.timeout) + 5
         spec = {
             "argv": [
-                sys.executable, "-m", "coursekit.grading.sandbox",
+                sys.executable, "-m", "coursekit.grading.instructor.sandbox",
                 "--folder", str(self.work),
                 "--memory-mb", str(self.limits.memory_mb),
                 "--cpu-seconds", str(cpu_seconds),

@@ -13,10 +13,15 @@ import dataclasses
 import math
 import time
 
-from coursekit.grading.kernel import STARTUP_SECONDS, GradingKernel, KernelStartError, Limits
+from coursekit.grading.instructor.kernel import (
+    STARTUP_SECONDS,
+    GradingKernel,
+    KernelStartError,
+    Limits,
+)
 
 #: What every graded notebook loads: the kernel-side driver and, through it, torch.
-DRIVER_IMPORT = "import coursekit.grading.exchange"
+DRIVER_IMPORT = "import coursekit.grading.instructor.exchange"
 #: The measuring kernel's address-space limit (MiB): large enough never to be the problem.
 UNLIMITED_MB = 1 << 20
 #: Head-room added to the measured need when suggesting a limit, and the step it is rounded to.

@@ -1,8 +1,8 @@
 """The kernel that runs a submission under ``coursekit grade``: OS limits, a guard, then IPython.
 
-``python -m coursekit.grading.sandbox --folder DIR --memory-mb M --cpu-seconds S --max-output C
---assignment ch01 --delegation-log FILE -f CONNECTION`` starts an ordinary IPython kernel after
-these steps:
+``python -m coursekit.grading.instructor.sandbox --folder DIR --memory-mb M --cpu-seconds S
+--max-output C --assignment ch01 --delegation-log FILE -f CONNECTION`` starts an ordinary IPython
+kernel after these steps:
 
 1. **Limits** (``resource.setrlimit``): address space ``M`` MiB (a memory bomb raises
    ``MemoryError`` instead of swapping the machine), CPU time ``S`` seconds (the kernel is killed
@@ -12,7 +12,8 @@ these steps:
 3. **An output cap** of ``C`` characters in all (:func:`limit_output`).
 4. **The delegation recorder** of the assignment's questions
    (:class:`~coursekit.grading.monitor.DelegationRecorder`), installed as the trace function (and
-   as the profile function when a question forbids a builtin) and writing to ``FILE``, which the guard then keeps out of the notebook's reach.
+   as the profile function when a question forbids a builtin) and writing to ``FILE``, which the
+   guard then keeps out of the notebook's reach.
 5. **The guard**, an audit hook (PEP 578) that refuses, with ``PermissionError``: starting
    processes (``fork``, ``subprocess``, ``os.system``, ``exec``, ``posix_spawn``), signalling
    other processes, opening network connections, calling C through ``ctypes``, writing, deleting
@@ -24,7 +25,7 @@ these steps:
 An audit hook is a tripwire, not a security boundary: native code can get around it. Grades do
 not depend on it, because the grader computes every expected value and every comparison in its
 own process and reads nothing from the kernel but plain data (see
-:mod:`coursekit.grading.exchange`). See the book's Exercises page.
+:mod:`coursekit.grading.instructor.exchange`). See the book's Exercises page.
 """
 
 from __future__ import annotations
@@ -230,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     See the book's Exercises page.
     """
-    parser = argparse.ArgumentParser(prog="python -m coursekit.grading.sandbox")
+    parser = argparse.ArgumentParser(prog="python -m coursekit.grading.instructor.sandbox")
     parser.add_argument("--folder", type=Path, required=True)
     parser.add_argument("--memory-mb", type=int, required=True)
     parser.add_argument("--cpu-seconds", type=int, required=True)

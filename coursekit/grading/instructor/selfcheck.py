@@ -1,7 +1,8 @@
-"""Prove that the student notebooks run: ``python -m coursekit.grading.selfcheck exercises/``.
+"""Prove that the student notebooks run.
 
-Each exercise notebook is executed top to bottom in a fresh ``python3`` kernel with
-``COURSEKIT_PROFILE=ci``. It passes when no cell raises and every ``check`` cell (a code cell
+``python -m coursekit.grading.instructor.selfcheck exercises/`` executes each exercise notebook
+top to bottom in a fresh kernel (``python3``, or ``--kernel NAME``) with ``COURSEKIT_PROFILE=ci``.
+It passes when no cell raises and every ``check`` cell (a code cell
 whose metadata is ``{"coursekit": {"question": ..., "role": "check"}}``) prints the
 "not implemented yet" report of its question: the stubs must fail gracefully, not crash the
 notebook, and must not pass by accident. Chapter 1, Text as sequences, has the first exercises.
@@ -107,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     See the book's Exercises page.
     """
     parser = argparse.ArgumentParser(
-        prog="python -m coursekit.grading.selfcheck",
+        prog="python -m coursekit.grading.instructor.selfcheck",
         description="Run exercise notebooks: every check must report 'not implemented'.",
     )
     parser.add_argument("paths", nargs="+", type=Path, help="notebooks or folders of notebooks")

@@ -1,10 +1,11 @@
 """The instructor's self-check: ``coursekit grade --validate solutions/``.
 
 Every solution notebook is graded as a submission and must score full marks with status ``ok``;
-its exercise version, generated afresh by :func:`coursekit.grading.assign.assign_notebook`, must
-score zero with status ``ok`` and every question "not implemented yet". So a broken reference, a
-stale solution or an exercise that crashes the grader is found before the students are. Chapter
-1, Text as sequences, has the first graded exercises; see the book's Exercises page.
+its exercise version, generated afresh by
+:func:`coursekit.grading.instructor.assign.assign_notebook`, must score zero with status ``ok``
+and every question "not implemented yet". So a broken reference, a stale solution or an exercise
+that crashes the grader is found before the students are. Chapter 1, Text as sequences, has the
+first graded exercises; see the book's Exercises page.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.grading.assign import assign_notebook
-from coursekit.grading.batch import grade_class
-from coursekit.grading.gradebook import QuestionGrade, SubmissionGrade, points_text
-from coursekit.grading.grader import Assignment
-from coursekit.grading.kernel import Limits
-from coursekit.grading.submissions import Submission, tagged_questions
+from coursekit.grading.instructor.assign import assign_notebook
+from coursekit.grading.instructor.batch import grade_class
+from coursekit.grading.instructor.gradebook import QuestionGrade, SubmissionGrade, points_text
+from coursekit.grading.instructor.grader import Assignment
+from coursekit.grading.instructor.kernel import Limits
+from coursekit.grading.instructor.submissions import Submission, tagged_questions
 
 
 def assignment_of(notebook: Path) -> str:

@@ -1,15 +1,15 @@
 """The process that grades submissions for ``coursekit grade``, one after another.
 
-``python -m coursekit.grading.worker SETUP.json`` loads the assignment, its hidden tests and the
-limits named in ``SETUP.json`` once, then reads jobs from its standard input, one JSON line each
-(the submission and the file for its grade). It grades each with
-:func:`coursekit.grading.grader.grade_submission`, writes the
-:class:`~coursekit.grading.gradebook.SubmissionGrade` as JSON and prints that file's path when it
-is done. Loading torch, the question bank and Jupyter's client once per worker rather than once
-per submission halves the time a submission takes, and its :class:`KernelPool` starts the next
-submission's kernel while the current one is graded; every submission still gets its own kernel
-and scratch folder, and a worker that hangs or dies is replaced (see
-:mod:`coursekit.grading.batch`). See the book's Exercises page.
+``python -m coursekit.grading.instructor.worker SETUP.json`` loads the assignment, its hidden tests
+and the limits named in ``SETUP.json`` once, then reads jobs from its standard input, one JSON line
+each (the submission and the file for its grade). It grades each with
+:func:`coursekit.grading.instructor.grader.grade_submission`, writes the
+:class:`~coursekit.grading.instructor.gradebook.SubmissionGrade` as JSON and prints that file's
+path when it is done. Loading torch, the question bank and Jupyter's client once per worker rather
+than once per submission halves the time a submission takes, and its :class:`KernelPool` starts the
+next submission's kernel while the current one is graded; every submission still gets its own
+kernel and scratch folder, and a worker that hangs or dies is replaced (see
+:mod:`coursekit.grading.instructor.batch`). See the book's Exercises page.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from coursekit.grading.grader import Assignment, grade_submission
-from coursekit.grading.kernel import KernelPool, Limits
-from coursekit.grading.submissions import Submission
+from coursekit.grading.instructor.grader import Assignment, grade_submission
+from coursekit.grading.instructor.kernel import KernelPool, Limits
+from coursekit.grading.instructor.submissions import Submission
 
 
 def setup_description(assignment: str, hidden: Path | None, limits: Limits) -> dict[str, Any]:
