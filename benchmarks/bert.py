@@ -22,7 +22,7 @@ import torch
 
 from benchmarks.registry import Row, alternating_median_times, benchmark, best_time
 from coursekit.data import load
-from coursekit.models.bert import BertModel
+from coursekit.models.bert.model import BertModel
 from coursekit.text.wordpiece import WordPieceTokenizer
 from coursekit.text.wordpiece_training import train_wordpiece
 

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from benchmarks.registry import Row, alternating_median_times, benchmark
-from coursekit.models.attention import ScaledDotAttention
+from coursekit.models.seq2seq.attention import ScaledDotAttention
 from coursekit.text.masks import padding_mask
 
 # (batch, target steps, source positions, size)

@@ -14,10 +14,10 @@ import torch
 
 from benchmarks.registry import Row, alternating_median_times, benchmark
 from coursekit.generate import beam_search, greedy_decode
-from coursekit.models.attention import GeneralAttention
-from coursekit.models.attention_decoders import LuongDecoder
-from coursekit.models.encoder_decoder import Encoder
-from coursekit.models.seq2seq import Seq2Seq
+from coursekit.models.seq2seq.attention import GeneralAttention
+from coursekit.models.seq2seq.decoders import LuongDecoder
+from coursekit.models.seq2seq.encoder_decoder import Encoder
+from coursekit.models.seq2seq.model import Seq2Seq
 
 BEAM_SIZE = 5
 BOS, EOS = 1, 2

@@ -24,9 +24,9 @@ from torch import Tensor, nn
 
 from benchmarks.registry import Row, alternating_median_times, benchmark
 from coursekit.generate import generate
-from coursekit.models.multihead_attention import MultiHeadAttention
-from coursekit.models.transformer_layers import TransformerEncoderLayer
-from coursekit.models.transformer_lm import TransformerLanguageModel
+from coursekit.models.transformer.language_model import TransformerLanguageModel
+from coursekit.models.transformer.layers import TransformerEncoderLayer
+from coursekit.models.transformer.multihead_attention import MultiHeadAttention
 
 # (batch, length, d_model, heads)
 FULL_SIZES = (32, 128, 256, 8)

@@ -24,10 +24,10 @@ from torch import Tensor
 
 from benchmarks.registry import Row, alternating_median_times, benchmark
 from benchmarks.transformer import one_thread
-from coursekit.models.segment_memory import Mems
-from coursekit.models.transformer_xl import TransfoXLLMHeadModel
-from coursekit.models.xlnet import XLNetLMHeadModel
-from coursekit.models.xlnet_permutation import sample_permutation
+from coursekit.models.transformer_xl.memory import Mems
+from coursekit.models.transformer_xl.model import TransfoXLLMHeadModel
+from coursekit.models.xlnet.model import XLNetLMHeadModel
+from coursekit.models.xlnet.permutation import sample_permutation
 
 # (context, segment length, predictions timed for the vanilla model, tokens timed for ours, d_model)
 FULL_EVALUATION = (1024, 128, 8, 1024, 64)

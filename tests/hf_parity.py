@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from coursekit.models.hf_weights import paired_parameters
+from coursekit.models.twins import paired_parameters
 
 
 def random_projection(outputs: Sequence[Tensor], seed: int = 0) -> Tensor:

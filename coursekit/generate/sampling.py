@@ -150,15 +150,15 @@ def generate(
 ) -> list[int]:
     """Continue ``prompt_ids`` with up to ``max_new_tokens`` tokens (Chapter 2).
 
-    ``model(tokens [1, T], state) -> (logits [1, T, V], state)`` is any model with the
-    interface of :class:`coursekit.models.language_model.RecurrentLanguageModel`. The prompt is
-    read once; then each new token x_t is drawn from the last logits (see
-    :func:`sample_next_token`) and fed back alone together with the recurrent state, so each
-    step costs one step of the network. With ``greedy_probability=p`` each step takes the
-    argmax with probability p and samples otherwise (p = 1 is greedy decoding). Generation ends
-    after ``stop_id``, which is kept as the last token so that a finished text can be told from
-    one cut at ``max_new_tokens``. Returns the new tokens only; the model runs in eval mode
-    without gradients and is given back in the mode it was in.
+    ``model(tokens [1, T], state) -> (logits [1, T, V], state)`` is any model with the interface of
+    :class:`coursekit.models.recurrent.language_model.RecurrentLanguageModel`. The prompt is read
+    once; then each new token x_t is drawn from the last logits (see :func:`sample_next_token`) and
+    fed back alone together with the recurrent state, so each step costs one step of the network.
+    With ``greedy_probability=p`` each step takes the argmax with probability p and samples
+    otherwise (p = 1 is greedy decoding). Generation ends after ``stop_id``, which is kept as the
+    last token so that a finished text can be told from one cut at ``max_new_tokens``. Returns the
+    new tokens only; the model runs in eval mode without gradients and is given back in the mode it
+    was in.
     """
     check_sampling_arguments(temperature, top_k, top_p)
     if len(prompt_ids) == 0:

@@ -39,8 +39,8 @@ import torch
 from torch import Tensor, nn
 from torch.optim.lr_scheduler import LambdaLR
 
-from coursekit.models.bert_config import BertConfig
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.config import BertConfig
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.batches import (
     FreshBatches,
     PretrainingBatch,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.batches import PretrainingBatches, PretrainingCollator, tokenize_documents
 from coursekit.pretrain.bert_pretraining import HELD_OUT_BATCHES, PretrainingSettings
 from coursekit.pretrain.corpus import pretraining_corpus

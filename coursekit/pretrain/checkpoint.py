@@ -26,9 +26,9 @@ from typing import Any, TypeVar, overload
 import torch
 
 from coursekit.data.downloads import sha256_of
-from coursekit.models.bert import BertModel, BertPreTrainedModel, BertWithHeads
-from coursekit.models.bert_config import BertConfig
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.config import BertConfig
+from coursekit.models.bert.heads import BertForPreTraining
+from coursekit.models.bert.model import BertModel, BertPreTrainedModel, BertWithHeads
 from coursekit.pretrain.bert_pretraining import PretrainingRun
 from coursekit.text.wordpiece import WordPieceTokenizer
 

@@ -27,7 +27,7 @@ import torch.distributed as dist
 from torch import Tensor, nn
 from torch.nn.parallel import DistributedDataParallel
 
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.batches import FreshBatches, PretrainingBatch
 from coursekit.pretrain.objective import pretraining_loss
 from coursekit.train.loop import LossFunction

@@ -32,10 +32,10 @@ from torch.optim.lr_scheduler import LambdaLR
 from torch.utils.data import DataLoader, RandomSampler
 
 from coursekit.data.ner import TAGS
-from coursekit.models.bert import BertWithHeads
-from coursekit.models.bert_config import BertConfig
-from coursekit.models.bert_span import best_span
-from coursekit.models.bert_tasks import (
+from coursekit.models.bert.config import BertConfig
+from coursekit.models.bert.model import BertWithHeads
+from coursekit.models.bert.span import best_span
+from coursekit.models.bert.tasks import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.batches import PretrainingBatch
 from coursekit.pretrain.masking import IGNORE_INDEX
 from coursekit.runtime import evaluating, model_device, move_to_device

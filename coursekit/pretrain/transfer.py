@@ -31,7 +31,7 @@ from coursekit.config import shifted
 from coursekit.data import load
 from coursekit.data.records import Labelled
 from coursekit.data.sentiment import NEGATIVE, POSITIVE
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.checkpoint import REVIEWS_BERT, REVIEWS_CONTROL_BERT, load_pretrained
 from coursekit.pretrain.fine_tuning import TASKS, fine_tune, score, task_model
 from coursekit.pretrain.task_inputs import EncodedExample

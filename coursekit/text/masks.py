@@ -4,22 +4,22 @@ Both masks follow the convention of ``torch.nn.MultiheadAttention`` and
 ``torch.nn.Transformer``: a True entry is masked out (its score becomes ``-inf`` before the
 softmax). Where the course uses them:
 
-- Chapter 1 builds padded batches and marks their padding with :func:`padding_mask`;
-- Chapter 3's bag-of-words classifier (``coursekit.models.classifier``) averages only the real
-  tokens with it, and the chapter's tagger leaves padded positions out of its loss;
-- Chapter 4's attention (``coursekit.models.attention``, the encoder-decoder and the pointer
-  network) takes it as ``key_padding_mask [B, S]``;
-- Chapter 5's ``MultiHeadAttention`` and Transformer layers take ``key_padding_mask`` and
-  ``attn_mask`` in this convention; ``Seq2SeqTransformer`` builds its ``tgt_mask`` with
-  :func:`causal_mask`, ``is_causal=True`` and the key-value cache build it with ``key_length``
-  and ``offset``, and ``coursekit.models.scaled_dot_product.causal_allowed`` is its negation
-  for ``scaled_dot_product_attention``, whose boolean masks are True where attention IS allowed;
-- Chapter 6 pads BERT's pretraining batches with :func:`padding_mask` (BERT itself reads
-  Hugging Face's ``attention_mask``, 1 on real tokens);
-- Chapter 7's Transformer-XL masks memory and segment with ``transformer_xl_mask``: its future
-  part equals ``causal_mask(Q, key_length=M + Q, offset=M)`` (a test checks it), computed there
-  from the distances ``i + M - j`` that its ``same_length`` band needs too; XLNet's permutation
-  masks are float masks in Hugging Face's convention.
+- Chapter 1 builds padded batches and marks their padding with :func:`padding_mask`; - Chapter 3's
+  bag-of-words classifier (``coursekit.models.recurrent.classifier``) averages only the real tokens
+  with it, and the chapter's tagger leaves padded positions out of its loss; - Chapter 4's
+  attention (``coursekit.models.seq2seq.attention``, the encoder-decoder and the pointer network)
+  takes it as ``key_padding_mask [B, S]``; - Chapter 5's ``MultiHeadAttention`` and Transformer
+  layers take ``key_padding_mask`` and ``attn_mask`` in this convention; ``Seq2SeqTransformer``
+  builds its ``tgt_mask`` with :func:`causal_mask`, ``is_causal=True`` and the key-value cache
+  build it with ``key_length`` and ``offset``, and
+  ``coursekit.models.transformer.scaled_dot_product.causal_allowed`` is its negation for
+  ``scaled_dot_product_attention``, whose boolean masks are True where attention IS allowed; -
+  Chapter 6 pads BERT's pretraining batches with :func:`padding_mask` (BERT itself reads Hugging
+  Face's ``attention_mask``, 1 on real tokens); - Chapter 7's Transformer-XL masks memory and
+  segment with ``transformer_xl_mask``: its future part equals ``causal_mask(Q, key_length=M + Q,
+  offset=M)`` (a test checks it), computed there from the distances ``i + M - j`` that its
+  ``same_length`` band needs too; XLNet's permutation masks are float masks in Hugging Face's
+  convention.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from torch.utils.data import DataLoader, RandomSampler
 from coursekit.config import pick
 from coursekit.data.characters import CharacterCorpus
 from coursekit.metrics import evaluate_perplexity, perplexity
-from coursekit.models.language_model import RecurrentLanguageModel
+from coursekit.models.recurrent.language_model import RecurrentLanguageModel
 from coursekit.runtime import seed_everything, seeded_generator
 from coursekit.train.batch_metrics import PooledMetric
 from coursekit.train.history import History

@@ -16,7 +16,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from coursekit.models.attention import masked_softmax
+from coursekit.models.seq2seq.attention import masked_softmax
 from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, INK, PALETTE, Box, Diagram
 from coursekit.viz.shapes import Point
 

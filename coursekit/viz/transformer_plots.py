@@ -15,7 +15,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from coursekit.models.positional_encoding import sinusoidal_positional_encoding
+from coursekit.models.transformer.positional_encoding import sinusoidal_positional_encoding
 from coursekit.viz.attention import as_matrix
 
 PANEL_INCHES = 2.4  # side of one head's heat map in a row of heads
@@ -35,7 +35,7 @@ def as_head_maps(
         raise ValueError(
             f"weights must be one layer's maps [heads, len(query_tokens), len(key_tokens)] = "
             f"[heads, {len(query_tokens)}, {len(key_tokens)}], got shape {maps.shape}; pass "
-            "maps[layer, example] of coursekit.models.attention_maps"
+            "maps[layer, example] of coursekit.models.transformer.attention_maps"
         )
     return maps
 

@@ -2,8 +2,8 @@
 see where each query looks (Chapter 5, Transformers).
 
 Each sentence is a :class:`HeadMaps`: its query and key tokens and the weights of every head of
-every layer, ``[layers, heads, T_q, T_k]``, as :mod:`coursekit.models.attention_maps` returns
-them for one example (``maps[:, b]``).
+every layer, ``[layers, heads, T_q, T_k]``, as :mod:`coursekit.models.transformer.attention_maps`
+returns them for one example (``maps[:, b]``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coursekit.models.positional_encoding import LAYOUTS, check_encoding_arguments
+from coursekit.models.transformer.positional_encoding import LAYOUTS, check_encoding_arguments
 from coursekit.viz.transformer_plots import plot_positional_encoding
 from coursekit.widgets.base import use_widgets
 

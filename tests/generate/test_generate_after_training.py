@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from coursekit.generate import generate
-from coursekit.models.language_model import RecurrentLanguageModel
+from coursekit.models.recurrent.language_model import RecurrentLanguageModel
 from coursekit.text import LanguageModelBatch, LanguageModelCollate
 from coursekit.train import fit
 

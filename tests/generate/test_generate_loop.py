@@ -10,7 +10,7 @@ from torch import nn
 
 import coursekit
 from coursekit.generate import generate
-from coursekit.models.language_model import RecurrentLanguageModel
+from coursekit.models.recurrent.language_model import RecurrentLanguageModel
 
 VOCAB = 7
 

@@ -30,7 +30,7 @@ from hf_parity import assert_same_segments
 from torch import Tensor, nn
 
 from coursekit.generate import generate
-from coursekit.models.transformer_xl import HF_NAMES, TransfoXLLMHeadModel, TransfoXLModel
+from coursekit.models.transformer_xl.model import HF_NAMES, TransfoXLLMHeadModel, TransfoXLModel
 
 VOCAB = 29
 FLOAT32_MASKING = "attn_score.float().masked_fill("

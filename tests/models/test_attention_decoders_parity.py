@@ -13,9 +13,9 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from coursekit.models import GRU, LSTM
-from coursekit.models.attention import AdditiveAttention, GeneralAttention
-from coursekit.models.attention_decoders import BahdanauDecoder, LuongDecoder
-from coursekit.models.encoder_decoder import EncoderMemory
+from coursekit.models.seq2seq.attention import AdditiveAttention, GeneralAttention
+from coursekit.models.seq2seq.decoders import BahdanauDecoder, LuongDecoder
+from coursekit.models.seq2seq.encoder_decoder import EncoderMemory
 from coursekit.text.masks import padding_mask
 
 VOCAB, EMBEDDING, HIDDEN, CONTEXT, BATCH, SOURCE, STEPS = 9, 4, 5, 6, 3, 5, 4

@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from coursekit.models.attention import (
+from coursekit.models.seq2seq.attention import (
     AdditiveAttention,
     CosineAttention,
     DotAttention,
     GeneralAttention,
     LocationAttention,
 )
-from coursekit.models.local_attention import LocalAttention
+from coursekit.models.seq2seq.local_attention import LocalAttention
 
 B, T, S, D = 2, 3, 4, 5
 

@@ -15,17 +15,17 @@ import torch
 from recurrent_twins import one_torch_thread  # noqa: F401 (autouse fixture)
 from torch import Tensor, nn
 
-from coursekit.models.attention_maps import (
+from coursekit.models.transformer.attention_maps import (
     classifier_attention_maps,
     decoder_attention_maps,
     encoder_attention_maps,
     language_model_attention_maps,
     seq2seq_attention_maps,
 )
-from coursekit.models.seq2seq_transformer import Seq2SeqTransformer
-from coursekit.models.transformer import TransformerDecoder, TransformerEncoder
-from coursekit.models.transformer_classifier import TransformerClassifier
-from coursekit.models.transformer_lm import TransformerLanguageModel
+from coursekit.models.transformer.classifier import TransformerClassifier
+from coursekit.models.transformer.language_model import TransformerLanguageModel
+from coursekit.models.transformer.model import TransformerDecoder, TransformerEncoder
+from coursekit.models.transformer.seq2seq import Seq2SeqTransformer
 from coursekit.text.masks import causal_mask
 
 D_MODEL, HEADS = 8, 2

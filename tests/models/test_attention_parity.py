@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from coursekit.models.attention import (
+from coursekit.models.seq2seq.attention import (
     AdditiveAttention,
     Attention,
     ConcatAttention,

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-import coursekit.models.attention as attention_modules
-from coursekit.models.local_attention import LocalAttention, hard_attention
+import coursekit.models.seq2seq.attention as attention_modules
+from coursekit.models.seq2seq.local_attention import LocalAttention, hard_attention
 from coursekit.text.masks import padding_mask
 
 SIZE = 4  # query and key size: every module accepts it

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from coursekit.models.bert import BertModel
-from coursekit.models.bert_config import BertConfig
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.config import BertConfig
+from coursekit.models.bert.heads import BertForPreTraining
+from coursekit.models.bert.model import BertModel
 
 CONFIG = BertConfig(
     vocab_size=20, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,

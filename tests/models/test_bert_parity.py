@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from recurrent_twins import one_torch_thread  # noqa: F401 (autouse fixture)
 from transformer_twins import check_outputs_and_gradients, torch_twin
 
-from coursekit.models.bert import BertModel
-from coursekit.models.bert_config import BertConfig
-from coursekit.models.bert_heads import BertForMaskedLM, BertForPreTraining
-from coursekit.models.bert_tasks import (
+from coursekit.models.bert.config import BertConfig
+from coursekit.models.bert.heads import BertForMaskedLM, BertForPreTraining
+from coursekit.models.bert.model import BertModel
+from coursekit.models.bert.tasks import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,

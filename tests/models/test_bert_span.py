@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coursekit.models.bert_span import best_span
+from coursekit.models.bert.span import best_span
 
 
 def brute_force(start: list[float], end: list[float], max_length: int, allowed: list[bool]):

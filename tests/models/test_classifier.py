@@ -11,7 +11,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 from torch.utils.data import DataLoader
 
-from coursekit.models.classifier import BagOfWordsClassifier, RecurrentClassifier
+from coursekit.models.recurrent.classifier import BagOfWordsClassifier, RecurrentClassifier
 from coursekit.text import ClassificationBatch, ClassificationCollate, build_vocab_from_iterator
 from coursekit.train import fit
 

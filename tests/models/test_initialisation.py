@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from coursekit.models import GRU, LSTM, RNN, GRUCell, LSTMCell
-from coursekit.models.initialisation import bias_keep_gates
+from coursekit.models.recurrent.initialisation import bias_keep_gates
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])

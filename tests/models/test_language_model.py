@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from coursekit.models import recurrent
-from coursekit.models.language_model import RecurrentLanguageModel
+from coursekit.models.recurrent import network as recurrent
+from coursekit.models.recurrent.language_model import RecurrentLanguageModel
 
 CELLS = ["rnn", "lstm", "gru"]
 VOCAB, EMBEDDING, HIDDEN = 11, 5, 7

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from coursekit.data import load
 from coursekit.data.records import SequencePair
-from coursekit.models.pointer import (
+from coursekit.models.seq2seq.pointer import (
     IGNORE_POSITION,
     PointerNetwork,
     collate_pointer_pairs,

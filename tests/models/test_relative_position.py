@@ -9,9 +9,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coursekit.models.positional_encoding import sinusoidal_positional_encoding
-from coursekit.models.relative_attention import relative_score_terms, relative_scores
-from coursekit.models.relative_position import (
+from coursekit.models.transformer.positional_encoding import sinusoidal_positional_encoding
+from coursekit.models.transformer_xl.relative_attention import relative_score_terms, relative_scores
+from coursekit.models.transformer_xl.relative_position import (
     relative_distances,
     relative_position_encoding,
     relative_shift,

@@ -10,11 +10,11 @@ import torch
 from torch import Tensor
 
 from coursekit.generate import greedy_decode
-from coursekit.models.attention import AdditiveAttention, DotAttention, GeneralAttention
-from coursekit.models.attention_decoders import BahdanauDecoder, LuongDecoder
-from coursekit.models.encoder_decoder import Decoder, Encoder
-from coursekit.models.local_attention import LocalAttention
-from coursekit.models.seq2seq import Seq2Seq, reverse_within_lengths
+from coursekit.models.seq2seq.attention import AdditiveAttention, DotAttention, GeneralAttention
+from coursekit.models.seq2seq.decoders import BahdanauDecoder, LuongDecoder
+from coursekit.models.seq2seq.encoder_decoder import Decoder, Encoder
+from coursekit.models.seq2seq.local_attention import LocalAttention
+from coursekit.models.seq2seq.model import Seq2Seq, reverse_within_lengths
 
 VOCAB, EMBEDDING, HIDDEN, BOS, EOS, PAD = 12, 6, 8, 1, 2, 0
 DECODERS = ["plain", "bahdanau", "luong"]

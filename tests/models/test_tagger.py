@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from coursekit.models.tagger import SequenceTagger
+from coursekit.models.recurrent.tagger import SequenceTagger
 
 
 def test_shapes_and_what_each_position_can_see() -> None:

@@ -16,10 +16,10 @@ from recurrent_twins import one_torch_thread  # noqa: F401 (autouse fixture)
 from torch import nn
 from transformer_twins import check_outputs_and_gradients, torch_twin
 
-from coursekit.models.embedding import TokenEmbedding, TransformerEmbedding
-from coursekit.models.feed_forward import PositionwiseFeedForward, activation_name
-from coursekit.models.layer_norm import LayerNorm
-from coursekit.models.positional_encoding import sinusoidal_positional_encoding
+from coursekit.models.transformer.embedding import TokenEmbedding, TransformerEmbedding
+from coursekit.models.transformer.feed_forward import PositionwiseFeedForward, activation_name
+from coursekit.models.transformer.layer_norm import LayerNorm
+from coursekit.models.transformer.positional_encoding import sinusoidal_positional_encoding
 
 
 @settings(max_examples=60, deadline=None)

@@ -27,8 +27,8 @@ from transformer_twins import (  # noqa: F401 (autouse fixture)
     torch_twin,
 )
 
-from coursekit.models.transformer import Transformer, TransformerDecoder, TransformerEncoder
-from coursekit.models.transformer_layers import TransformerDecoderLayer, TransformerEncoderLayer
+from coursekit.models.transformer.layers import TransformerDecoderLayer, TransformerEncoderLayer
+from coursekit.models.transformer.model import Transformer, TransformerDecoder, TransformerEncoder
 
 D_MODEL, HEADS, FEEDFORWARD = 8, 2, 12
 

@@ -28,7 +28,7 @@ from transformer_twins import (  # noqa: F401 (autouse fixture)
     torch_twin,
 )
 
-from coursekit.models.multihead_attention import MultiHeadAttention
+from coursekit.models.transformer.multihead_attention import MultiHeadAttention
 
 EMBED_DIM = 8
 

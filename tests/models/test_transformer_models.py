@@ -17,9 +17,9 @@ from recurrent_twins import one_torch_thread  # noqa: F401 (autouse fixture)
 from torch import Tensor
 
 from coursekit.generate import beam_search, generate, reorder_state
-from coursekit.models.seq2seq_transformer import Seq2SeqTransformer
-from coursekit.models.transformer_classifier import TransformerClassifier
-from coursekit.models.transformer_lm import TransformerLanguageModel
+from coursekit.models.transformer.classifier import TransformerClassifier
+from coursekit.models.transformer.language_model import TransformerLanguageModel
+from coursekit.models.transformer.seq2seq import Seq2SeqTransformer
 
 VOCAB = 17
 

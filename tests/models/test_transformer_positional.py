@@ -13,7 +13,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coursekit.models.positional_encoding import (
+from coursekit.models.transformer.positional_encoding import (
     LearnedPositionalEmbedding,
     SinusoidalPositionalEncoding,
     positional_encoding,

@@ -16,7 +16,10 @@ from recurrent_twins import one_torch_thread, weighted_sum  # noqa: F401 (autous
 from torch import Tensor
 from torch.torch_version import TorchVersion
 
-from coursekit.models.scaled_dot_product import causal_allowed, scaled_dot_product_attention
+from coursekit.models.transformer.scaled_dot_product import (
+    causal_allowed,
+    scaled_dot_product_attention,
+)
 
 TORCH_ZEROES_EMPTY_ROWS = TorchVersion(torch.__version__) >= "2.5"
 

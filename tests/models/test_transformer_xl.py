@@ -13,9 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from coursekit.models.relative_position import relative_distances, relative_position_encoding
-from coursekit.models.transformer_xl import TransfoXLLMHeadModel, TransfoXLModel
-from coursekit.models.transformer_xl_layers import transformer_xl_mask
+from coursekit.models.transformer_xl.layers import transformer_xl_mask
+from coursekit.models.transformer_xl.model import TransfoXLLMHeadModel, TransfoXLModel
+from coursekit.models.transformer_xl.relative_position import (
+    relative_distances,
+    relative_position_encoding,
+)
 
 VOCAB = 19
 

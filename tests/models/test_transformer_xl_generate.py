@@ -10,7 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from coursekit.generate import generate
-from coursekit.models.transformer_xl import TransfoXLLMHeadModel
+from coursekit.models.transformer_xl.model import TransfoXLLMHeadModel
 
 VOCAB = 13
 

@@ -27,7 +27,7 @@ from transformers import XLNetLMHeadModel as HFXLNetLMHeadModel
 from transformers import XLNetModel as HFXLNetModel
 from transformers.models.xlnet import modeling_xlnet
 
-from coursekit.models.xlnet import HF_NAMES, XLNetLMHeadModel, XLNetModel
+from coursekit.models.xlnet.model import HF_NAMES, XLNetLMHeadModel, XLNetModel
 
 VOCAB = 23
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import Tensor
 
-from coursekit.models.xlnet import XLNetLMHeadModel, XLNetModel
-from coursekit.models.xlnet_permutation import (
+from coursekit.models.xlnet.model import XLNetLMHeadModel, XLNetModel
+from coursekit.models.xlnet.permutation import (
     independent_targets,
     permutation_masks,
     sample_permutation,

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from coursekit.data import load
-from coursekit.models.bert_config import BertConfig
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.config import BertConfig
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.batches import PretrainingBatches, PretrainingCollator, tokenize_documents
 from coursekit.pretrain.bert_pretraining import (
     HELD_OUT_BATCHES,

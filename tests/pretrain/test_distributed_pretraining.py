@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from coursekit.models.bert_config import BertConfig
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.config import BertConfig
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain import PretrainingBatches, PretrainingCollator
 from coursekit.pretrain.checkpoint import load_pretrained
 from coursekit.pretrain.distributed import ShardedBatches, shard

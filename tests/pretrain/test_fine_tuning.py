@@ -7,7 +7,7 @@ import torch
 
 from coursekit import data
 from coursekit.data.ner import TAGS
-from coursekit.models.bert_config import BertConfig
+from coursekit.models.bert.config import BertConfig
 from coursekit.pretrain.checkpoint import PRETRAINED_BERT, load_pretrained
 from coursekit.pretrain.fine_tuning import TASKS, entities, entity_f1, fine_tune, score, task_model
 from coursekit.pretrain.masking import IGNORE_INDEX

@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from coursekit.cli import main
-from coursekit.models.bert import BertModel
-from coursekit.models.bert_heads import BertForMaskedLM, BertForPreTraining
-from coursekit.models.bert_tasks import (
+from coursekit.models.bert.heads import BertForMaskedLM, BertForPreTraining
+from coursekit.models.bert.model import BertModel
+from coursekit.models.bert.tasks import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,

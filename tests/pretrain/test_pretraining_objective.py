@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from coursekit.data import load
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.batches import (
     PretrainingBatch,
     PretrainingBatches,

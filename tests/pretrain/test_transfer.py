@@ -12,7 +12,7 @@ import torch
 from coursekit import data
 from coursekit.data.records import Labelled
 from coursekit.data.sentiment import POSITIVE
-from coursekit.models.bert_heads import BertForPreTraining
+from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.checkpoint import (
     REVIEWS_BERT,
     REVIEWS_CONTROL_BERT,

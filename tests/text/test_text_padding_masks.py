@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch.nn.utils.rnn import pad_sequence
 
-from coursekit.models.kv_cache import incremental_causal_mask
-from coursekit.models.scaled_dot_product import causal_allowed
-from coursekit.models.transformer_xl_layers import transformer_xl_mask
+from coursekit.models.transformer.kv_cache import incremental_causal_mask
+from coursekit.models.transformer.scaled_dot_product import causal_allowed
+from coursekit.models.transformer_xl.layers import transformer_xl_mask
 from coursekit.text import causal_mask, pad_batch, padding_mask
 
 id_lists = st.lists(st.lists(st.integers(0, 50), min_size=1, max_size=7), min_size=1, max_size=6)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.optim.lr_scheduler import LambdaLR
 
-from coursekit.models.transformer_lm import TransformerLanguageModel
+from coursekit.models.transformer.language_model import TransformerLanguageModel
 from coursekit.train import fit
 from coursekit.train.losses import label_smoothed_cross_entropy
 from coursekit.train.schedules import TransformerWarmupSchedule

@@ -15,8 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from coursekit.generate import beam_search
-from coursekit.models.attention import Attention
-from coursekit.models.local_attention import LocalAttention
+from coursekit.models.seq2seq.attention import Attention
+from coursekit.models.seq2seq.local_attention import LocalAttention
 from coursekit.viz.diagrams import FIGURES
 from coursekit.viz.drawing import INK, PALETTE
 from coursekit.viz.inspection import DrawnArrow, drawn_arrows, drawn_nodes

@@ -10,9 +10,9 @@ import pytest
 import torch
 from matplotlib.colors import to_hex
 
-from coursekit.models.relative_position import relative_shift
-from coursekit.models.xlnet_inputs import content_stream_blocked, query_stream_blocked
-from coursekit.models.xlnet_permutation import permutation_masks
+from coursekit.models.transformer_xl.relative_position import relative_shift
+from coursekit.models.xlnet.inputs import content_stream_blocked, query_stream_blocked
+from coursekit.models.xlnet.permutation import permutation_masks
 from coursekit.viz.drawing import PALETTE
 from coursekit.viz.inspection import drawn_arrows, drawn_nodes, overlapping_labels
 from coursekit.viz.transformer_xl import (

@@ -26,7 +26,7 @@ from coursekit.bptt import jacobian_product_norms, linear_rnn_forward, manual_bp
 from coursekit.generate import sampling_distribution, top_p_filter
 from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Mistake, Question, register
-from coursekit.models.recurrent_cells import rnn_step
+from coursekit.models.recurrent.cells import rnn_step
 
 #: What an answer that must derive a gradient by hand may not call.
 AUTOGRAD = (torch.autograd.grad, torch.autograd.backward, torch.Tensor.backward, manual_bptt)
@@ -397,7 +397,8 @@ def _carried_norm(W: torch.Tensor, steps: int, scale: float) -> float:
 
 def _critical_scale_reference(W: torch.Tensor, steps: int) -> float:
     """The scale ``c`` with ``||((c W)^T)^K||_2 = 1`` (gradients carried back ``K`` steps neither
-    vanish nor explode; ``K = steps``), found by bisection on ``coursekit.bptt.jacobian_product_norms``.
+    vanish nor explode; ``K = steps``), found by bisection on
+    ``coursekit.bptt.jacobian_product_norms``.
 
     The norm grows with ``c``; the answer lies in ``[1 / ||W||_2, 1 / rho(W)]`` because
     ``rho(W)^K <= ||W^K||_2 <= ||W||_2^K``. Bisection stops at a relative width of 1e-10.

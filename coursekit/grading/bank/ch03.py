@@ -21,7 +21,7 @@ from torch import Tensor, nn
 import coursekit.models
 from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Mistake, Question, register
-from coursekit.models.recurrent_cells import gru_gates, lstm_gates, lstm_step
+from coursekit.models.recurrent.cells import gru_gates, lstm_gates, lstm_step
 from coursekit.text import padding_mask
 
 
@@ -164,7 +164,7 @@ def _paper_gru_reference(
 ) -> Tensor:
     """Cho et al. (2014): ``N_t = tanh(W_in x_t + b_in + W_hn (R_t * H_{t-1}) + b_hn)``, the reset
     gate applied before the product, and ``H_t = Z_t * H_{t-1} + (1 - Z_t) * N_t``; ``R_t`` and
-    ``Z_t`` from ``coursekit.models.recurrent_cells.gru_gates`` (torch's layout r, z, n).
+    ``Z_t`` from ``coursekit.models.recurrent.cells.gru_gates`` (torch's layout r, z, n).
     """
     hidden_size = h.shape[-1]
     input_projection = F.linear(x, W_ih, b_ih)

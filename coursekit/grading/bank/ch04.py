@@ -27,16 +27,16 @@ from torch import Tensor
 from coursekit.generate.search import beam_search, beam_step, gnmt_length_penalty, only_eos
 from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
-from coursekit.models.attention import (
+from coursekit.models.seq2seq.attention import (
     AdditiveAttention,
     Attention,
     DotAttention,
     GeneralAttention,
     masked_softmax,
 )
-from coursekit.models.attention_decoders import LuongDecoder
-from coursekit.models.local_attention import LocalAttention
-from coursekit.models.pointer import PointerNetwork
+from coursekit.models.seq2seq.decoders import LuongDecoder
+from coursekit.models.seq2seq.local_attention import LocalAttention
+from coursekit.models.seq2seq.pointer import PointerNetwork
 from coursekit.text import padding_mask
 
 #: The size of the noise in padded encoder states: a missing mask lets it in.

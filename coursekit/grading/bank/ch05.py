@@ -27,16 +27,16 @@ from torch import Tensor, nn
 
 from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
-from coursekit.models.attention import ScaledDotAttention
-from coursekit.models.multihead_attention import MultiHeadAttention
-from coursekit.models.positional_encoding import (
+from coursekit.models.seq2seq.attention import ScaledDotAttention
+from coursekit.models.transformer.multihead_attention import MultiHeadAttention
+from coursekit.models.transformer.positional_encoding import (
     SinusoidalPositionalEncoding,
     positional_shift_matrix,
     sine_cosine_indices,
     sinusoid_frequencies,
     sinusoidal_positional_encoding,
 )
-from coursekit.models.scaled_dot_product import (
+from coursekit.models.transformer.scaled_dot_product import (
     attention,
     causal_allowed,
     scaled_dot_product_attention,

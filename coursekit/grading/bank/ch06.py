@@ -29,9 +29,9 @@ from torch import Tensor
 
 from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
-from coursekit.models.bert import BertModel, BertPreTrainedModel
-from coursekit.models.bert_heads import BertForPreTraining
-from coursekit.models.bert_span import best_span, span_scores, valid_spans
+from coursekit.models.bert.heads import BertForPreTraining
+from coursekit.models.bert.model import BertModel, BertPreTrainedModel
+from coursekit.models.bert.span import best_span, span_scores, valid_spans
 from coursekit.pretrain.masking import IGNORE_INDEX, mask_tokens
 from coursekit.text.wordpiece import WordPieceTokenizer
 from coursekit.text.wordpiece_encoding import bert_input, longest_first_lengths, truncate_pair

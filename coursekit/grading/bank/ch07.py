@@ -3,11 +3,11 @@
 
 Questions 1, 3 and 4 transcribe code the chapter prints: the relative shift with the causal mask
 over the memory (graded against ``coursekit.models.relative_shift`` and the mask of
-``coursekit.models.transformer_xl_layers``), XLNet's ``perm_mask`` and ``target_mapping`` of a
-factorization order (``coursekit.models.xlnet_permutation``), and the masks of XLNet's two
-streams with padding and memory (``coursekit.models.xlnet_inputs``). Question 2 writes one
+``coursekit.models.transformer_xl.layers``), XLNet's ``perm_mask`` and ``target_mapping`` of a
+factorization order (``coursekit.models.xlnet.permutation``), and the masks of XLNet's two
+streams with padding and memory (``coursekit.models.xlnet.inputs``). Question 2 writes one
 segment of attention over a memory read through the stop-gradient, and its gradient, from the
-chapter's equations (it prints ``coursekit.models.segment_memory``, not the step). Question 5
+chapter's equations (it prints ``coursekit.models.transformer_xl.memory``, not the step). Question 5
 derives how far back segment-level recurrence lets a token see, question 6 writes XLNet's
 relative segment term, which the chapter only names, and question 7 is an experiment: the same
 reach measured by perturbing ``TransfoXLModel``'s input, with and without ``same_length``
@@ -29,18 +29,18 @@ from torch import Tensor
 
 from coursekit.grading.bank.draws import float64_normal, torch_generator
 from coursekit.grading.questions import Case, Question, register
-from coursekit.models.relative_attention import relative_score_terms, relative_scores
-from coursekit.models.relative_position import relative_shift
-from coursekit.models.segment_memory import append_to_memory, extended_context
-from coursekit.models.transformer_xl import TransfoXLModel
-from coursekit.models.transformer_xl_layers import transformer_xl_mask
-from coursekit.models.xlnet_attention import TwoStreamRelativeAttention
-from coursekit.models.xlnet_inputs import (
+from coursekit.models.transformer_xl.layers import transformer_xl_mask
+from coursekit.models.transformer_xl.memory import append_to_memory, extended_context
+from coursekit.models.transformer_xl.model import TransfoXLModel
+from coursekit.models.transformer_xl.relative_attention import relative_score_terms, relative_scores
+from coursekit.models.transformer_xl.relative_position import relative_shift
+from coursekit.models.xlnet.attention import TwoStreamRelativeAttention
+from coursekit.models.xlnet.inputs import (
     content_stream_blocked,
     query_stream_blocked,
     segment_differences,
 )
-from coursekit.models.xlnet_permutation import permutation_masks, sample_permutation
+from coursekit.models.xlnet.permutation import permutation_masks, sample_permutation
 
 # ch07.q1: the relative shift, with the future masked ------------------------------------------
 
@@ -48,7 +48,7 @@ from coursekit.models.xlnet_permutation import permutation_masks, sample_permuta
 def _causal_shift_reference(table: Tensor, memory_length: int) -> Tensor:
     """``scores[..., i, j] = table[..., i, Q - 1 - i + j]`` where key j is not in the future of
     query i (``j <= i + M``) and -inf where it is: ``coursekit.models.relative_shift`` and the
-    causal mask of ``coursekit.models.transformer_xl_layers.transformer_xl_mask``.
+    causal mask of ``coursekit.models.transformer_xl.layers.transformer_xl_mask``.
     """
     queries, keys = table.shape[-2], table.shape[-1]
     future = transformer_xl_mask(queries, memory_length, device=table.device)
@@ -114,11 +114,11 @@ def _memory_step_reference(
     mem_len: int,
 ) -> tuple[Tensor, Tensor]:
     """The attention output of the new segment and the gradient of ``ell = 1/2 sum(out^2)`` with
-    respect to ``W_in``, with ``h = tanh(x W_in)``, memory = the ``mem_len`` most recent states
-    of the previous segment through SG (``coursekit.models.segment_memory.append_to_memory``),
-    ``h~ = [SG(memory) o h]`` (``extended_context``), ``q = h W_q``, ``k = h~ W_k``,
-    ``v = h~ W_v`` and ``out = softmax(q k^T / sqrt(d_k) + causal mask) v``, query i seeing the
-    keys ``j <= i + M`` (``transformer_xl_mask``).
+    respect to ``W_in``, with ``h = tanh(x W_in)``, memory = the ``mem_len`` most recent states of
+    the previous segment through SG (``coursekit.models.transformer_xl.memory.append_to_memory``),
+    ``h~ = [SG(memory) o h]`` (``extended_context``), ``q = h W_q``, ``k = h~ W_k``, ``v = h~ W_v``
+    and ``out = softmax(q k^T / sqrt(d_k) + causal mask) v``, query i seeing the keys ``j <= i +
+    M`` (``transformer_xl_mask``).
     """
     with torch.enable_grad():
         W_in = W_in.detach().requires_grad_(True)  # noqa: N806 - the book's names
@@ -191,7 +191,7 @@ register(
 def _order_masks_reference(order: Tensor, cut: int) -> tuple[Tensor, Tensor]:
     """``perm_mask[b, i, j] = 1`` where i may not attend to j (j a target that i does not come
     after in the order), and ``target_mapping[b, p, z_{K+p}] = 1``, by
-    ``coursekit.models.xlnet_permutation.permutation_masks`` in float64.
+    ``coursekit.models.xlnet.permutation.permutation_masks`` in float64.
     """
     prediction = permutation_masks(order, cut, dtype=torch.float64)
     return prediction.perm_mask, prediction.target_mapping
@@ -251,7 +251,7 @@ def _two_stream_reference(
     """``(content_blocked, query_blocked)``, each ``[B, Q, M + Q]`` with 1 where attention is not
     allowed: the query stream obeys ``perm_mask`` and the padding of ``attention_mask`` (0 =
     padding) and sees the whole memory; the content stream is the same with its own position
-    opened. By ``coursekit.models.xlnet_inputs`` (``query_stream_blocked``,
+    opened. By ``coursekit.models.xlnet.inputs`` (``query_stream_blocked``,
     ``content_stream_blocked``).
     """
     query = query_stream_blocked(attention_mask, perm_mask, memory_length, torch.float64)
@@ -399,8 +399,8 @@ def _segment_term_reference(
     """``(q_i + b)^T s_ij`` ``[B, heads, Q, M + Q]``, with ``s_ij = s_+`` (``same_segment``)
     when query i and key j lie in the same segment and ``s_-`` (``other_segment``) otherwise,
     the memory counting as segment 0: ``TwoStreamRelativeAttention.segment_scores`` of
-    ``coursekit.models.xlnet_attention`` holding b, s_+ and s_-, on
-    ``coursekit.models.xlnet_inputs.segment_differences``.
+    ``coursekit.models.xlnet.attention`` holding b, s_+ and s_-, on
+    ``coursekit.models.xlnet.inputs.segment_differences``.
     """
     heads, head_size = segment_bias.shape
     with torch.random.fork_rng(devices=[]):  # its initial weights, overwritten, draw nothing
