@@ -26,6 +26,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.config import PROFILE_VARIABLE, SEED_VARIABLE
+from coursekit.execution import execute_notebook
 from coursekit.notebooks import normalise
 from coursekit.verdicts import verdicts_in
 
@@ -48,19 +49,11 @@ def online(timeout: float = 3.0) -> bool:
 
 def execute(paths: Sequence[Path], timeout: int = 600) -> dict[Path, float]:
     """Execute each notebook top to bottom in its own folder, store outputs, return seconds taken."""
-    from nbclient import NotebookClient
-
     seconds: dict[Path, float] = {}
     for path in paths:
         notebook = nbformat.read(path, as_version=4)
-        client = NotebookClient(
-            notebook,
-            timeout=timeout,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(path.parent)}},
-        )
         start = time.perf_counter()
-        client.execute()
+        execute_notebook(notebook, path.parent, timeout=timeout)
         seconds[path] = time.perf_counter() - start
         nbformat.write(normalise(notebook), path)
         print(f"executed {path} in {seconds[path]:.1f} s", flush=True)
@@ -72,17 +65,12 @@ def claims_under_shift(path: Path, shift: int, timeout: int = 600) -> dict[str, 
     and return each claim it printed (the statement, without its verdict) and whether it held.
     A chapter that raises counts as one failed claim named after the error.
     """
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     notebook = nbformat.read(path, as_version=4)
     environment = {**os.environ, PROFILE_VARIABLE: "ci", SEED_VARIABLE: str(shift)}
-    client = NotebookClient(
-        notebook, timeout=timeout, kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )  # fmt: skip
     try:
-        client.execute(env=environment)
+        execute_notebook(notebook, path.parent, timeout=timeout, env=environment)
     except CellExecutionError as error:
         return {f"the chapter runs to the end ({error.ename}: {error.evalue[:80]})": False}
     printed = "".join(

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 
+from coursekit.execution import execute_notebook
 from coursekit.grading.questions import get_question
 from coursekit.grading.report import not_implemented_line
 
@@ -53,22 +54,20 @@ def selfcheck_notebook(
 
     See the book's Exercises page.
     """
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     notebook = nbformat.read(path, as_version=4)
     expected = check_cells(notebook)
     if not expected:
         return [f"{path}: no check cells (code cells with coursekit role 'check')"]
-    client = NotebookClient(
-        notebook,
-        kernel_name=kernel_name,
-        timeout=timeout,
-        allow_errors=False,
-        resources={"metadata": {"path": str(path.parent)}},
-    )
     try:
-        client.execute(env={**os.environ, "COURSEKIT_PROFILE": "ci"})
+        execute_notebook(
+            notebook,
+            path.parent,
+            timeout=timeout,
+            kernel_name=kernel_name,
+            env={**os.environ, "COURSEKIT_PROFILE": "ci"},
+        )
     except CellExecutionError as error:
         failing = [
             index
