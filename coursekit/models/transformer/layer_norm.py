@@ -15,12 +15,11 @@ LayerNorm(x + Sublayer(x)) or pre-norm x + Sublayer(LayerNorm(x))).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 import torch
 from torch import Tensor, nn
 
-from coursekit.models.twins import copy_of_torch_module
+from coursekit.models.twins import TorchTwin
 
 
 def layer_norm(
@@ -39,7 +38,7 @@ def layer_norm(
     return normalized
 
 
-class LayerNorm(nn.Module):
+class LayerNorm(TorchTwin):
     """``LayerNorm(x) = (x - mu) / sqrt(sigma^2 + eps) * gamma + beta`` (Chapter 5).
 
     Same arguments and parameter names as ``torch.nn.LayerNorm``: the statistics are taken over
@@ -47,7 +46,7 @@ class LayerNorm(nn.Module):
     ``bias`` (beta, zeros) exist when ``elementwise_affine`` (``bias=False`` drops beta).
     """
 
-    torch_class: ClassVar[type[nn.Module]] = nn.LayerNorm
+    torch_class = nn.LayerNorm
 
     def __init__(
         self,
@@ -91,13 +90,6 @@ class LayerNorm(nn.Module):
             "elementwise_affine": torch_module.elementwise_affine,
             "bias": torch_module.bias is not None,
         }
-
-    @classmethod
-    def from_torch(cls, torch_module: nn.LayerNorm) -> LayerNorm:
-        """A copy of ``torch_module``: same configuration, weights, dtype and device."""
-        if torch_module.weight is None:  # nothing to copy, and no parameter to read a dtype from
-            return cls(**cls.constructor_arguments(torch_module))
-        return copy_of_torch_module(cls, torch_module)
 
     def forward(self, x: Tensor) -> Tensor:
         """Normalise ``x [..., *normalized_shape]`` over its last dimensions."""

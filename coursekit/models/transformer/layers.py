@@ -24,16 +24,16 @@ from typing import ClassVar
 
 from torch import Tensor, nn
 
-from coursekit.models.transformer.checks import check_positive_int
+from coursekit.arguments import require_positive_int
 from coursekit.models.transformer.feed_forward import (
     activation_name,
-    check_activation,
     position_wise_feed_forward,
+    require_activation,
 )
 from coursekit.models.transformer.kv_cache import LayerKeyValues
 from coursekit.models.transformer.layer_norm import LayerNorm
 from coursekit.models.transformer.multihead_attention import MultiHeadAttention
-from coursekit.models.twins import copy_of_torch_module
+from coursekit.models.twins import TorchTwin
 
 Sublayer = Callable[[Tensor], Tensor]
 
@@ -49,13 +49,12 @@ def sublayer_connection(
     return norm(x + dropout(sublayer(x)))
 
 
-class TransformerLayer(nn.Module):
+class TransformerLayer(TorchTwin):
     """What the encoder and the decoder layer share: torch's constructor arguments, the
     self-attention, the feed-forward network ``FFN(x) = max(0, x W_1 + b_1) W_2 + b_2``, one
     LayerNorm and one dropout per sublayer, and ``from_torch`` (Chapter 5).
     """
 
-    torch_class: ClassVar[type[nn.Module]]
     num_sublayers: ClassVar[int]
     norm1: LayerNorm  # every layer's first sublayer, the self-attention
     dropout1: nn.Dropout
@@ -73,9 +72,9 @@ class TransformerLayer(nn.Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        check_positive_int("dim_feedforward", dim_feedforward)
+        require_positive_int("dim_feedforward", dim_feedforward)
         self.activation_name = activation
-        self.activation = check_activation(activation)
+        self.activation = require_activation(activation)
         self.self_attn = MultiHeadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first
         )
@@ -112,11 +111,6 @@ class TransformerLayer(nn.Module):
             "bias": torch_layer.linear1.bias is not None,
         }
 
-    @classmethod
-    def from_torch(cls, torch_layer: nn.Module) -> TransformerLayer:
-        """A copy of ``torch_layer``: same configuration, weights, dtype and device."""
-        return copy_of_torch_module(cls, torch_layer)
-
     def feed_forward(self, x: Tensor) -> Tensor:
         """``FFN(x) = max(0, x W_1 + b_1) W_2 + b_2`` (or GELU), dropout on the inner layer."""
         return position_wise_feed_forward(
@@ -147,7 +141,7 @@ class TransformerLayer(nn.Module):
         x = x + self.dropout1(attended)
         return (x if self.norm_first else self.norm1(x)), keys_values
 
-    def check_features(self, name: str, x: Tensor) -> None:
+    def require_features(self, name: str, x: Tensor) -> None:
         """``x`` must end with d_model features."""
         if x.dim() not in (2, 3) or x.shape[-1] != self.self_attn.embed_dim:
             layout = "[B, T, d_model]" if self.self_attn.batch_first else "[T, B, d_model]"
@@ -179,7 +173,7 @@ class TransformerEncoderLayer(TransformerLayer):
         is_causal: bool = False,
     ) -> Tensor:
         """The layer's output, shaped like ``src`` (``[T, B, d]``, ``[B, T, d]``, ``[T, d]``)."""
-        self.check_features("src", src)
+        self.require_features("src", src)
         self_attention = self.self_attention(src_mask, src_key_padding_mask, is_causal)
         return self.sublayers(src, self_attention)
 
@@ -195,7 +189,7 @@ class TransformerEncoderLayer(TransformerLayer):
         (:mod:`coursekit.models.transformer.kv_cache`); returns the output and the keys and values
         of all P + T positions for the next call. ``attn_mask`` ``[T, P + T]``: True = NOT allowed.
         """
-        self.check_features("x", x)
+        self.require_features("x", x)
         x, keys_values = self.cached_self_attention_sublayer(x, past, attn_mask)
         x = sublayer_connection(x, self.feed_forward, self.norm2, self.dropout2, self.norm_first)
         return x, keys_values
@@ -229,8 +223,8 @@ class TransformerDecoderLayer(TransformerLayer):
         memory_is_causal: bool = False,
     ) -> Tensor:
         """The layer's output, shaped like ``tgt``."""
-        self.check_features("tgt", tgt)
-        self.check_features("memory", memory)
+        self.require_features("tgt", tgt)
+        self.require_features("memory", memory)
         self_attention = self.self_attention(tgt_mask, tgt_key_padding_mask, tgt_is_causal)
 
         def cross_attention(x: Tensor) -> Tensor:
@@ -272,8 +266,8 @@ class TransformerDecoderLayer(TransformerLayer):
         the memory; returns the output and the self-attention keys and values of all P + T
         positions (:mod:`coursekit.models.transformer.kv_cache`).
         """
-        self.check_features("x", x)
-        self.check_features("memory", memory)
+        self.require_features("x", x)
+        self.require_features("memory", memory)
         x, keys_values = self.cached_self_attention_sublayer(x, past, attn_mask)
 
         def cross_attention(h: Tensor) -> Tensor:

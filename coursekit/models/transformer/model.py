@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, cast
 
 import torch
 from torch import Tensor, nn
 
-from coursekit.models.transformer.checks import check_positive_int
+from coursekit.arguments import require_positive_int
 from coursekit.models.transformer.kv_cache import (
     KeyValueCache,
     LayerKeyValues,
@@ -40,19 +40,17 @@ from coursekit.models.transformer.layers import (
     TransformerEncoderLayer,
     TransformerLayer,
 )
-from coursekit.models.twins import copy_of_torch_module
+from coursekit.models.twins import TorchTwin
 
 CachedLayerStep = Callable[[Any, Tensor, LayerKeyValues | None], tuple[Tensor, LayerKeyValues]]
 """``step(layer, x, past)``: one layer of the stack (encoder or decoder) run with its cache."""
-
-StackT = TypeVar("StackT", bound="TransformerStack")
 
 
 def clones(layer: nn.Module, num_layers: int) -> nn.ModuleList:
     """``num_layers`` independent deep copies of ``layer`` (they start equal, as in torch).
     Explained in Chapter 5, Transformers.
     """
-    check_positive_int("num_layers", num_layers)
+    require_positive_int("num_layers", num_layers)
     return nn.ModuleList(copy.deepcopy(layer) for _ in range(num_layers))
 
 
@@ -70,10 +68,9 @@ def run_cached_layers(
     return x, tuple(new_cache)
 
 
-class TransformerStack(nn.Module):
+class TransformerStack(TorchTwin):
     """N copies of a layer and an optional final LayerNorm; ``from_torch`` (Chapter 5)."""
 
-    torch_class: ClassVar[type[nn.Module]]
     layer_class: ClassVar[type[TransformerLayer]]
     layer_argument: ClassVar[str]
 
@@ -107,11 +104,6 @@ class TransformerStack(nn.Module):
             "num_layers": len(torch_module.layers),
             "norm": None if norm is None else LayerNorm.from_torch(norm),
         }
-
-    @classmethod
-    def from_torch(cls: type[StackT], torch_module: nn.Module) -> StackT:
-        """A copy of ``torch_module``: same configuration, weights, dtype and device."""
-        return copy_of_torch_module(cls, torch_module)
 
     def final_norm(self, x: Tensor) -> Tensor:
         """LayerNorm(x) after the last layer, when the stack has a ``norm``."""
@@ -231,14 +223,14 @@ class TransformerDecoder(TransformerStack):
         return self.final_norm(x), cache
 
 
-class Transformer(nn.Module):
+class Transformer(TorchTwin):
     """The encoder-decoder Transformer, equal to ``torch.nn.Transformer`` (Chapter 5):
     ``Decoder(tgt, Encoder(src))`` with N encoder and N decoder layers and a final LayerNorm
     after each stack. Defaults are the paper's base model (d_model 512, 8 heads, 6 + 6 layers,
     d_ff 2048, dropout 0.1); every weight matrix starts Xavier-uniform, as in torch.
     """
 
-    torch_class: ClassVar[type[nn.Module]] = nn.Transformer
+    torch_class = nn.Transformer
 
     def __init__(
         self,
@@ -297,11 +289,6 @@ class Transformer(nn.Module):
             "num_encoder_layers": len(torch_module.encoder.layers),
             "num_decoder_layers": len(torch_module.decoder.layers),
         }
-
-    @classmethod
-    def from_torch(cls, torch_module: nn.Transformer) -> Transformer:
-        """A copy of ``torch_module``: same configuration, weights, dtype and device."""
-        return copy_of_torch_module(cls, torch_module)
 
     @staticmethod
     def generate_square_subsequent_mask(

@@ -22,16 +22,18 @@ path gives NaN there, its fused path zeros).
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from coursekit.models.transformer.checks import check_multihead_arguments, check_multihead_inputs
 from coursekit.models.transformer.kv_cache import LayerKeyValues, extend_keys_values
+from coursekit.models.transformer.requirements import (
+    require_multihead_arguments,
+    require_multihead_inputs,
+)
 from coursekit.models.transformer.scaled_dot_product import attention
-from coursekit.models.twins import copy_of_torch_module
+from coursekit.models.twins import TorchTwin
 from coursekit.text.masks import causal_mask
 
 
@@ -44,7 +46,7 @@ def additive_mask(mask: Tensor, dtype: torch.dtype) -> Tensor:
     return mask.to(dtype)
 
 
-class MultiHeadAttention(nn.Module):
+class MultiHeadAttention(TorchTwin):
     """``MultiHead(Q, K, V) = Concat(head_1..head_h) W^O`` with
     ``head_i = softmax(Q W_i^Q (K W_i^K)^T / sqrt(d_k) + M) V W_i^V`` (Chapter 5, Transformers).
 
@@ -56,7 +58,7 @@ class MultiHeadAttention(nn.Module):
     ``add_zero_attn`` is not supported.
     """
 
-    torch_class: ClassVar[type[nn.Module]] = nn.MultiheadAttention
+    torch_class = nn.MultiheadAttention
 
     def __init__(
         self,
@@ -72,7 +74,7 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         kdim = embed_dim if kdim is None else kdim
         vdim = embed_dim if vdim is None else vdim
-        check_multihead_arguments(embed_dim, num_heads, dropout, kdim, vdim)
+        require_multihead_arguments(embed_dim, num_heads, dropout, kdim, vdim)
         self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
         self.kdim, self.vdim = kdim, vdim
         self.dropout = float(dropout)
@@ -136,11 +138,6 @@ class MultiHeadAttention(nn.Module):
             "vdim": torch_module.vdim,
             "batch_first": torch_module.batch_first,
         }
-
-    @classmethod
-    def from_torch(cls, torch_module: nn.MultiheadAttention) -> MultiHeadAttention:
-        """A copy of ``torch_module``: same configuration, weights, dtype and device."""
-        return copy_of_torch_module(cls, torch_module)
 
     def projection_weights(self) -> tuple[Tensor, Tensor, Tensor]:
         """W^Q, W^K, W^V of all heads, each ``[E, E]`` (``[E, kdim]``, ``[E, vdim]``)."""
@@ -266,7 +263,7 @@ class MultiHeadAttention(nn.Module):
         ``attn_mask`` is the causal mask, and where torch requires that mask, this class builds
         it when ``attn_mask`` is None.
         """
-        batched = check_multihead_inputs(self, query, key, value, key_padding_mask, attn_mask)
+        batched = require_multihead_inputs(self, query, key, value, key_padding_mask, attn_mask)
         is_self_attention = query is key and key is value
         query, key, value = (self.to_batch_first(x, batched) for x in (query, key, value))
         if key_padding_mask is not None and not batched:
