@@ -28,6 +28,8 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
+from coursekit.arguments import require_positive_int
+
 
 @dataclass(frozen=True)
 class BPTTResult:
@@ -44,7 +46,7 @@ class BPTTResult:
     grad_h: torch.Tensor
 
 
-def _check_linear_rnn_shapes(
+def _require_linear_rnn_shapes(
     X: torch.Tensor,
     W_hx: torch.Tensor,
     W_hh: torch.Tensor,
@@ -71,7 +73,7 @@ def _check_linear_rnn_shapes(
         raise ValueError(f"h0 must have shape [h] = [{hidden}], got {tuple(h0.shape)}")
 
 
-def _check_bptt_arguments(
+def _require_bptt_arguments(
     X: torch.Tensor,
     Y: torch.Tensor,
     W_hx: torch.Tensor,
@@ -80,16 +82,16 @@ def _check_bptt_arguments(
     h0: torch.Tensor | None,
     truncation: int | None,
 ) -> None:
-    """The shape checks of the forward pass, and those of the targets and the truncation."""
-    _check_linear_rnn_shapes(X, W_hx, W_hh, W_qh, h0)
+    """The shapes the forward pass requires, and those of the targets and the truncation."""
+    _require_linear_rnn_shapes(X, W_hx, W_hh, W_qh, h0)
     if Y.dim() != 2 or Y.shape[0] != X.shape[0]:
         raise ValueError(f"Y must have shape [T, q] with T = {X.shape[0]}, got {tuple(Y.shape)}")
     if Y.shape[1] != W_qh.shape[0]:
         raise ValueError(
             f"Y has {Y.shape[1]} columns but W_qh produces outputs of size q = {W_qh.shape[0]}"
         )
-    if truncation is not None and (isinstance(truncation, bool) or truncation < 1):
-        raise ValueError(f"truncation must be a positive number of steps or None, got {truncation}")
+    if truncation is not None:
+        require_positive_int("truncation", truncation)
 
 
 def linear_rnn_forward(
@@ -104,7 +106,7 @@ def linear_rnn_forward(
     ``h_0 = 0`` unless ``h0 [h]`` is given. Returns the hidden states ``H [T, h]`` and the
     outputs ``O [T, q]``.
     """
-    _check_linear_rnn_shapes(X, W_hx, W_hh, W_qh, h0)
+    _require_linear_rnn_shapes(X, W_hx, W_hh, W_qh, h0)
     h = X.new_zeros(W_hh.shape[0]) if h0 is None else h0
     hidden_states = []
     for x in X:
@@ -134,7 +136,7 @@ def manual_bptt(
     ``t = k, 2k, ...``, so the term ``W_hh^T dL/dh_{t+1}`` is dropped at those steps and no
     gradient crosses a chunk boundary. ``truncation >= T`` is full BPTT.
     """
-    _check_bptt_arguments(X, Y, W_hx, W_hh, W_qh, h0, truncation)
+    _require_bptt_arguments(X, Y, W_hx, W_hh, W_qh, h0, truncation)
     with torch.no_grad():
         H, outputs = linear_rnn_forward(X, W_hx, W_hh, W_qh, h0)
         steps = X.shape[0]
@@ -160,12 +162,11 @@ def manual_bptt(
         )
 
 
-def _check_powers(W_hh: torch.Tensor, steps: int) -> None:
+def _require_powers(W_hh: torch.Tensor, steps: int) -> None:
     """A square ``W_hh`` and a positive number of powers."""
     if W_hh.dim() != 2 or W_hh.shape[0] != W_hh.shape[1]:
         raise ValueError(f"W_hh must be a square matrix [h, h], got {tuple(W_hh.shape)}")
-    if isinstance(steps, bool) or steps < 1:
-        raise ValueError(f"steps must be a positive number of powers to compute, got {steps}")
+    require_positive_int("steps", steps)
 
 
 def jacobian_product_norms(W_hh: torch.Tensor, steps: int) -> torch.Tensor:
@@ -175,7 +176,7 @@ def jacobian_product_norms(W_hh: torch.Tensor, steps: int) -> torch.Tensor:
     back ``k`` steps: its norm decays like ``rho^k`` when the spectral radius ``rho < 1``
     (vanishing gradients) and grows like ``rho^k`` when ``rho > 1`` (exploding gradients).
     """
-    _check_powers(W_hh, steps)
+    _require_powers(W_hh, steps)
     with torch.no_grad():
         power = torch.eye(W_hh.shape[0], dtype=W_hh.dtype, device=W_hh.device)
         norms = []

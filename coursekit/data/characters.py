@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 from torch.utils.data import TensorDataset
 
+from coursekit.arguments import require_positive_int
 from coursekit.data.registry import load
 from coursekit.text import Vocab, build_vocab_from_iterator, characters
 
@@ -48,8 +49,7 @@ class CharacterCorpus:
 def next_token_windows(ids: Tensor, length: int) -> TensorDataset:
     """Cut ``ids`` into ``(len(ids) - 1) // length`` windows of inputs ``[n, length]`` and
     targets shifted by one; the remainder is dropped."""
-    if length < 1:
-        raise ValueError(f"length must be a positive number of tokens, got {length}")
+    require_positive_int("length", length)
     count = (len(ids) - 1) // length
     if count == 0:
         raise ValueError(f"{len(ids)} ids are too few for one window of {length} + 1")

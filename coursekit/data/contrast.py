@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import random
 
+from coursekit.arguments import require_bool, require_non_negative_int
 from coursekit.data.records import Labelled
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.sentiment import FILLERS, SUBJECTS, draw_clause
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_bool, check_int
 
 CONNECTIVES = ("but", "even though")
 NEUTRAL_ADJECTIVES = ("long", "short", "loud", "quiet", "dark", "bright", "modern", "familiar")
@@ -75,8 +75,8 @@ def contrast_review(rng: random.Random, span: int, conflict: bool = True) -> Lab
 )
 def contrast_span(split: str, *, n: int, seed: int, span: int, conflict: bool) -> list[Labelled]:
     """Labelled reviews (1 positive, 0 negative), see the module docstring (Chapter 3)."""
-    check_int("span", span, minimum=0)
-    check_bool("conflict", conflict)
+    require_non_negative_int("span", span)
+    require_bool("conflict", conflict)
     stream = f"contrast_span-{span}" if conflict else f"contrast_span-{span}-control"
     return sample_split(
         lambda rng: [contrast_review(rng, span, conflict)],

@@ -27,11 +27,11 @@ from typing import Literal, cast
 from babel import Locale, UnknownLocaleError
 from babel.dates import DateTimeFormat, format_date, get_date_format, parse_pattern
 
+from coursekit.arguments import require_bool, require_choices, require_int
 from coursekit.data.alignment import Token, align
 from coursekit.data.records import AlignedPair, Pair
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_bool, check_choices, check_int
 
 DateStyle = Literal["full", "long", "medium", "short"]
 
@@ -45,7 +45,7 @@ ISO_FIELDS = ("year",) * 4 + ("-",) + ("month",) * 2 + ("-",) + ("day",) * 2
 PATTERN_FIELD = re.compile(r"%\((\w+)\)s")
 
 
-def check_locales(locales: object) -> tuple[str, ...]:
+def require_locales(locales: object) -> tuple[str, ...]:
     """Return ``locales`` as a tuple if Babel knows every one of them, else raise."""
     if isinstance(locales, str) or not isinstance(locales, list | tuple) or not locales:
         raise ValueError(f"locales must be a non-empty list of names like 'fr_FR', got {locales!r}")
@@ -170,11 +170,11 @@ def dates(
     ambiguous (see :func:`find_ambiguity`). ``alignments=True`` adds each pair's character
     alignment (see the module's doc).
     """
-    chosen_locales = check_locales(locales)
-    chosen_formats = check_choices("formats", formats, FORMATS)
-    check_int("min_year", min_year, minimum=1, maximum=9999)
-    check_int("max_year", max_year, minimum=min_year, maximum=9999)
-    check_bool("alignments", alignments)
+    chosen_locales = require_locales(locales)
+    chosen_formats = require_choices("formats", formats, FORMATS)
+    require_int("min_year", min_year, minimum=1, maximum=9999)
+    require_int("max_year", max_year, minimum=min_year, maximum=9999)
+    require_bool("alignments", alignments)
     problem = find_ambiguity(chosen_locales, chosen_formats, min_year, max_year - min_year + 1)
     if problem is not None:
         raise ValueError(f"ambiguous dates: {problem}")

@@ -33,12 +33,12 @@ import random
 
 from num2words import CONVERTER_CLASSES, num2words
 
+from coursekit.arguments import require_bool, require_choice, require_int, require_positive_int
 from coursekit.data.alignment import Token, align
 from coursekit.data.number_words import ALIGNED_LANGUAGES, LARGEST_ALIGNED, segment
 from coursekit.data.records import AlignedPair, Pair
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_bool, check_choice, check_int
 
 DIGITS = "digits"
 LANGUAGES: tuple[str, ...] = (*sorted(CONVERTER_CLASSES), DIGITS)
@@ -87,7 +87,7 @@ def aligned_pair(numbers: tuple[int, ...], source: str, target: str) -> AlignedP
     )
 
 
-def check_alignable(source: str, target: str, max_value: int) -> None:
+def require_alignable(source: str, target: str, max_value: int) -> None:
     """Alignments exist for :data:`ALIGNED_LANGUAGES` and numbers up to 999,999."""
     for side, language in (("source", source), ("target", target)):
         if language not in ALIGNED_LANGUAGES:
@@ -95,7 +95,7 @@ def check_alignable(source: str, target: str, max_value: int) -> None:
                 f"alignments=True needs languages among {list(ALIGNED_LANGUAGES)}, got "
                 f"{side}={language!r}; use alignments=False for other languages"
             )
-    check_int("max_value (with alignments=True)", max_value, minimum=1, maximum=LARGEST_ALIGNED)
+    require_int("max_value (with alignments=True)", max_value, minimum=1, maximum=LARGEST_ALIGNED)
 
 
 @register(
@@ -137,14 +137,14 @@ def numbers(
     The numbers themselves are the key that decides the split (:mod:`coursekit.data.splits`), so
     a list of numbers seen in training never appears in testing, in any language.
     """
-    check_choice("source", source, LANGUAGES)
-    check_choice("target", target, LANGUAGES)
+    require_choice("source", source, LANGUAGES)
+    require_choice("target", target, LANGUAGES)
     if source == target:
         raise ValueError(f"source and target are both {source!r}; choose two different languages")
-    check_int("max_value", max_value, minimum=1)
-    check_int("numbers_per_example", numbers_per_example, minimum=1)
-    if check_bool("alignments", alignments):
-        check_alignable(source, target, max_value)
+    require_positive_int("max_value", max_value)
+    require_positive_int("numbers_per_example", numbers_per_example)
+    if require_bool("alignments", alignments):
+        require_alignable(source, target, max_value)
     drawn = sample_split(
         lambda rng: [draw_numbers(rng, max_value, numbers_per_example)],
         key=lambda values: " ".join(map(str, values)),

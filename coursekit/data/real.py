@@ -16,12 +16,12 @@ import random
 from pathlib import Path
 from typing import TypeVar
 
+from coursekit.arguments import require_choice
 from coursekit.data.archives import extract_archive
 from coursekit.data.downloads import Resource
 from coursekit.data.records import Labelled, Pair
 from coursekit.data.registry import DatasetInfo, Option, register
 from coursekit.data.splits import split_of
-from coursekit.data.validation import check_choice
 
 Example = TypeVar("Example")
 
@@ -125,8 +125,8 @@ def eng_fra(
     The English sentence decides the split (80/10/10 by hash, as in :mod:`coursekit.data.splits`),
     so an English sentence with several translations never sits in two splits.
     """
-    check_choice("source", source, ("en", "fr"))
-    check_choice("target", target, ("en", "fr"))
+    require_choice("source", source, ("en", "fr"))
+    require_choice("target", target, ("en", "fr"))
     if source == target:
         raise ValueError(f"source and target are both {source!r}; choose 'en' and 'fr'")
     text = (extract_archive(archive) / "data" / "eng-fra.txt").read_text(encoding="utf-8")

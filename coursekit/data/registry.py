@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from coursekit.arguments import require_int, require_non_negative_int
 from coursekit.config import shifted
 from coursekit.data.downloads import Resource, fetch
-from coursekit.data.validation import check_int
 
 Kind = Literal["generated", "download"]
 Builder = Callable[..., list[Any]]
@@ -152,9 +152,9 @@ def load(name: str, split: str = "train", **options: Any) -> list[Any]:
     if "n" in chosen and chosen["n"] is None and split in info.sizes:
         chosen["n"] = info.sizes[split]
     if chosen.get("n") is not None:
-        check_int("n", chosen["n"], minimum=0)
+        require_non_negative_int("n", chosen["n"])
     if "seed" in chosen:
-        check_int("seed", chosen["seed"])
+        require_int("seed", chosen["seed"])
         chosen["seed"] = shifted(chosen["seed"])
     if info.resource is None:
         return found.build(split, **chosen)

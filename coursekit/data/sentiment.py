@@ -24,10 +24,10 @@ import random
 import re
 from typing import NamedTuple
 
+from coursekit.arguments import require_fraction
 from coursekit.data.records import Labelled
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_fraction
 
 SUBJECTS = (
     "the plot", "the acting", "the script", "the dialogue", "the soundtrack", "the pacing",
@@ -186,7 +186,7 @@ def sentiment(split: str, *, n: int, seed: int, plain_fraction: float) -> list[L
     is the key that decides the split, so no multiset of words is shared by two splits: the hard
     split's word bags never occur in training.
     """
-    fraction = check_fraction("plain_fraction", plain_fraction)
+    fraction = require_fraction("plain_fraction", plain_fraction)
     return sample_split(
         lambda rng: mirror_pair(rng) if split == "hard" else (mixed_review(rng, fraction),),
         key=bag_of_words,

@@ -19,9 +19,9 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
+from coursekit.arguments import require_int
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_int
 
 PEOPLE = ("Mary", "John", "Sandra", "Daniel", "Emma", "Omar", "Yuki", "Lena")
 ROOMS = ("kitchen", "garden", "office", "hallway", "bedroom", "bathroom", "cellar", "attic")
@@ -70,7 +70,7 @@ def draw_story(rng: random.Random, max_sentences: int) -> list[SpanQuestion]:
 )
 def story_qa(split: str, *, n: int, seed: int, max_sentences: int) -> list[SpanQuestion]:
     """Stories with a question and the answer's character span (Chapter 6, BERT)."""
-    check_int("max_sentences", max_sentences, minimum=2)
+    require_int("max_sentences", max_sentences, minimum=2)
     return sample_split(
         lambda rng: draw_story(rng, max_sentences),
         key=lambda example: f"{example.context} {example.question}",

@@ -18,10 +18,10 @@ import functools
 import random
 from collections.abc import Callable
 
+from coursekit.arguments import require_int, require_positive_int
 from coursekit.data.records import SequencePair
 from coursekit.data.registry import SEED_OPTION, SIZE_OPTION, DatasetInfo, Option, register
 from coursekit.data.splits import generator_for, sample_split
-from coursekit.data.validation import check_int
 
 PAD_ID = 0
 SOS_ID = 1
@@ -50,9 +50,9 @@ def sequence_task(
 
     The source sequence is the key that decides the split.
     """
-    check_int("vocab_size", vocab_size, minimum=FIRST_TOKEN_ID + 1)
-    check_int("min_len", min_len, minimum=1)
-    check_int("max_len", max_len, minimum=min_len)
+    require_int("vocab_size", vocab_size, minimum=FIRST_TOKEN_ID + 1)
+    require_positive_int("min_len", min_len)
+    require_int("max_len", max_len, minimum=min_len)
     transform = TASKS[task][0]
     sources = sample_split(
         lambda rng: [draw_tokens(rng, vocab_size, min_len, max_len)],

@@ -10,10 +10,10 @@ probable output of a conditional model, through any ``step(tokens, state)`` func
 from __future__ import annotations
 
 from coursekit.generate.sampling import (
-    check_logits,
-    check_sampling_arguments,
     choose_greedy,
     generate,
+    require_logits,
+    require_sampling_arguments,
     sample_next_token,
     sampling_distribution,
     top_k_filter,
@@ -41,8 +41,8 @@ __all__ = [
     "NestedTensors",
     "beam_search",
     "beam_step",
-    "check_logits",
-    "check_sampling_arguments",
+    "require_logits",
+    "require_sampling_arguments",
     "choose_greedy",
     "generate",
     "gnmt_length_penalty",

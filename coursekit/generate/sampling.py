@@ -18,24 +18,25 @@ import math
 import torch
 from torch import Tensor, nn
 
+from coursekit.arguments import (
+    require_fraction,
+    require_non_negative_int,
+    require_non_negative_number,
+    require_positive_int,
+)
 from coursekit.runtime import evaluating, model_device
 
 
-def check_sampling_arguments(temperature: float, top_k: int | None, top_p: float | None) -> None:
+def require_sampling_arguments(temperature: float, top_k: int | None, top_p: float | None) -> None:
     """Reject a negative temperature, ``top_k < 1`` and ``top_p`` outside ``(0, 1]``."""
-    if not (math.isfinite(temperature) and temperature >= 0):
-        raise ValueError(
-            f"temperature must be a finite number >= 0 (0 means greedy decoding), got {temperature}"
-        )
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-        raise ValueError(
-            f"top_k must be an integer >= 1 (or None to keep every token), got {top_k!r}"
-        )
+    require_non_negative_number("temperature", temperature)
+    if top_k is not None:
+        require_positive_int("top_k", top_k)
     if top_p is not None and not 0 < top_p <= 1:
         raise ValueError(f"top_p must be in (0, 1] (or None to keep every token), got {top_p!r}")
 
 
-def check_logits(logits: Tensor) -> None:
+def require_logits(logits: Tensor) -> None:
     """Reject anything but floating-point scores of shape ``[V]`` or ``[B, V]``."""
     if logits.dim() not in (1, 2) or not logits.is_floating_point():
         raise ValueError(
@@ -85,8 +86,8 @@ def sampling_distribution(
     and sums to 1 over the last dimension. ``temperature=0`` is the limit tau -> 0: all the
     mass on the argmax.
     """
-    check_sampling_arguments(temperature, top_k, top_p)
-    check_logits(logits)
+    require_sampling_arguments(temperature, top_k, top_p)
+    require_logits(logits)
     scores = logits.to(torch.promote_types(logits.dtype, torch.float32))
     if temperature == 0:
         return nn.functional.one_hot(scores.argmax(dim=-1), scores.shape[-1]).to(scores.dtype)
@@ -113,8 +114,8 @@ def sample_next_token(
     logits' device. Draws come from ``generator`` (on its own device) when one is given, so a
     seeded CPU generator repeats the same tokens wherever the model runs.
     """
-    check_sampling_arguments(temperature, top_k, top_p)
-    check_logits(logits)
+    require_sampling_arguments(temperature, top_k, top_p)
+    require_logits(logits)
     if greedy or temperature == 0:
         return logits.argmax(dim=-1)
     probabilities = sampling_distribution(logits, temperature, top_k, top_p)
@@ -160,13 +161,11 @@ def generate(
     new tokens only; the model runs in eval mode without gradients and is given back in the mode it
     was in.
     """
-    check_sampling_arguments(temperature, top_k, top_p)
+    require_sampling_arguments(temperature, top_k, top_p)
     if len(prompt_ids) == 0:
         raise ValueError("generation needs a prompt of at least one token to condition on")
-    if not isinstance(max_new_tokens, int) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
-    if not 0 <= greedy_probability <= 1:
-        raise ValueError(f"greedy_probability must be in [0, 1], got {greedy_probability}")
+    require_non_negative_int("max_new_tokens", max_new_tokens)
+    require_fraction("greedy_probability", greedy_probability)
     device = model_device(model)
     new_tokens: list[int] = []
     with evaluating(model):

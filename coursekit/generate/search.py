@@ -30,6 +30,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from coursekit.arguments import require_int, require_non_negative_number, require_positive_int
 from coursekit.generate.step import (
     DecodingStep,
     Hypothesis,
@@ -83,20 +84,11 @@ def only_eos(log_probs: Tensor, finished: Tensor, eos: int) -> Tensor:
     return torch.where(finished.unsqueeze(-1), stay, log_probs)
 
 
-def check_beam_arguments(beam_size: int, length_penalty: float, n_best: int) -> None:
+def require_beam_arguments(beam_size: int, length_penalty: float, n_best: int) -> None:
     """Reject a ``beam_size`` below 1, ``n_best`` outside 1..beam_size, a negative alpha."""
-    if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be an int >= 1, got {beam_size!r}")
-    if isinstance(n_best, bool) or not isinstance(n_best, int) or not 1 <= n_best <= beam_size:
-        raise ValueError(
-            f"n_best must be an int between 1 and beam_size={beam_size} (a search returns at "
-            f"most its beams), got {n_best!r}"
-        )
-    if not (math.isfinite(length_penalty) and length_penalty >= 0):
-        raise ValueError(
-            f"length_penalty is GNMT's alpha, a finite number >= 0 (0: none, 0.6 to 1: "
-            f"usual), got {length_penalty!r}"
-        )
+    require_positive_int("beam_size", beam_size)
+    require_int("n_best", n_best, minimum=1, maximum=beam_size)
+    require_non_negative_number("length_penalty", length_penalty)
 
 
 def best_hypotheses(
@@ -174,7 +166,7 @@ def beam_search(
     end with eos when it was produced. An input whose search space holds fewer than ``n_best``
     outputs of non-zero probability gets only those (a beam of probability 0 is dropped).
     """
-    check_beam_arguments(beam_size, length_penalty, n_best)
+    require_beam_arguments(beam_size, length_penalty, n_best)
     step = checked_search(step, state, bos, eos, max_len, beam_size)
     alpha = length_penalty
     batch_size, k = bos.shape[0], beam_size

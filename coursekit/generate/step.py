@@ -15,6 +15,8 @@ from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from torch import Tensor
 
+from coursekit.arguments import require_non_negative_int, require_positive_int
+
 NestedTensors: TypeAlias = Tensor | None | tuple["NestedTensors", ...] | list["NestedTensors"]
 
 
@@ -67,7 +69,7 @@ def repeat_state(state: NestedTensors, copies: int) -> NestedTensors:
     return map_state(lambda tensor: tensor.repeat_interleave(copies, dim=0), state)
 
 
-def check_decoding_arguments(state: NestedTensors, bos: Tensor, eos: int, max_len: int) -> None:
+def require_decoding_arguments(state: NestedTensors, bos: Tensor, eos: int, max_len: int) -> None:
     """Reject a ``bos`` that is not ``[B]`` integers, a state whose tensors do not have B rows
     first, a negative ``eos`` and a ``max_len`` below 1.
     """
@@ -79,7 +81,7 @@ def check_decoding_arguments(state: NestedTensors, bos: Tensor, eos: int, max_le
         )
     batch_size = bos.shape[0]
 
-    def check_rows(tensor: Tensor) -> Tensor:
+    def require_rows(tensor: Tensor) -> Tensor:
         if tensor.dim() == 0 or tensor.shape[0] != batch_size:
             raise ValueError(
                 f"every tensor of the decoder state must have the batch ({batch_size} rows, as "
@@ -88,13 +90,9 @@ def check_decoding_arguments(state: NestedTensors, bos: Tensor, eos: int, max_le
             )
         return tensor
 
-    map_state(check_rows, state)
-    if isinstance(eos, bool) or not isinstance(eos, int) or eos < 0:
-        raise ValueError(f"eos must be a token id (an int >= 0), got {eos!r}")
-    if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(
-            f"max_len must be an int >= 1 (the most tokens to produce), got {max_len!r}"
-        )
+    map_state(require_rows, state)
+    require_non_negative_int("eos", eos)
+    require_positive_int("max_len", max_len)
 
 
 def checked_step(step: DecodingStep, rows: int) -> DecodingStep:
@@ -136,8 +134,8 @@ def checked_search(
     max_len: int,
     beam_size: int = 1,
 ) -> DecodingStep:
-    """Check a search's arguments (:func:`check_decoding_arguments`) and return ``step`` with
+    """Check a search's arguments (:func:`require_decoding_arguments`) and return ``step`` with
     its output checked for ``B * beam_size`` rows (:func:`checked_step`).
     """
-    check_decoding_arguments(state, bos, eos, max_len)
+    require_decoding_arguments(state, bos, eos, max_len)
     return checked_step(step, bos.shape[0] * beam_size)

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Literal
 
+from coursekit.arguments import require_positive_int
 from coursekit.metrics.bleu_score import BLEUScore, SmoothMethod, bleu_from_statistics
 from coursekit.metrics.tokenize_13a import tokenize_13a
 
@@ -39,8 +40,7 @@ def ngram_counts(tokens: Sequence[str], n: int) -> Counter[Ngram]:
     ``ngram_counts(["the", "cat", "the", "cat"], 2) == Counter({("the", "cat"): 2,
     ("cat", "the"): 1})``. A sequence of L tokens has ``max(L - n + 1, 0)`` n-grams.
     """
-    if n < 1:
-        raise ValueError(f"the n-gram order n must be >= 1, got {n}")
+    require_positive_int("the n-gram order n", n)
     return Counter(tuple(tokens[start : start + n]) for start in range(len(tokens) - n + 1))
 
 
@@ -94,8 +94,7 @@ def corpus_bleu(
     not an average of sentence scores.
     """
     segments = _segments(hypotheses, references)
-    if max_order < 1:
-        raise ValueError(f"max_order must be >= 1, got {max_order}")
+    require_positive_int("max_order", max_order)
     if tokenize not in TOKENIZERS:
         raise ValueError(f"tokenize must be one of {list(TOKENIZERS)}, got {tokenize!r}")
     tokenizer = TOKENIZERS[tokenize]

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
+from coursekit.arguments import require_positive_int, require_positive_number
+
 Context = tuple[int, ...]
 
 
@@ -36,12 +38,8 @@ class NGramLanguageModel:
     def __init__(
         self, order: int, vocab_size: int, sos_index: int, eos_index: int, add_k: float = 1.0
     ):
-        if order < 1:
-            raise ValueError(f"order must be at least 1 (1 = unigram), got {order}")
-        if add_k <= 0:
-            raise ValueError(
-                f"add_k must be positive so unseen n-grams keep some probability, got {add_k}"
-            )
+        require_positive_int("order", order)
+        require_positive_number("add_k", add_k)
         if not (0 <= sos_index < vocab_size and 0 <= eos_index < vocab_size):
             raise ValueError(f"sos_index and eos_index must be ids below vocab_size={vocab_size}")
         self.order = order

@@ -93,7 +93,7 @@ def load_hf_weights(model: nn.Module, hf_model: nn.Module, names: Mapping[str, s
             ours.copy_(theirs.reshape(ours.shape))
 
 
-def check_hf_class(hf_model: object, expected: str, ours: str) -> None:
+def require_hf_class(hf_model: object, expected: str, ours: str) -> None:
     """Reject a model that is not Hugging Face's ``expected`` class (by name, so that coursekit
     never imports transformers) (Chapter 7).
     """

@@ -23,8 +23,8 @@ from coursekit.pretrain.masking import IGNORE_INDEX, MaskingRule, mask_tokens
 from coursekit.pretrain.nsp import (
     Document,
     SentencePairExample,
-    check_documents,
     document_sentence_pair,
+    require_documents,
     split_sentences,
 )
 from coursekit.text.collate import Batch
@@ -165,7 +165,7 @@ class PretrainingBatches(FreshBatches):
         max_length: int,
         seed: int,
     ) -> None:
-        check_documents(documents)
+        require_documents(documents)
         self.documents, self.max_length = documents, max_length
         super().__init__(collator, batch_size, steps, seed)
 

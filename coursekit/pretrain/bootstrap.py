@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from coursekit.arguments import require_positive_int
 from coursekit.models.bert.heads import BertForPreTraining
 from coursekit.pretrain.batches import PretrainingBatches, PretrainingCollator, tokenize_documents
 from coursekit.pretrain.bert_pretraining import HELD_OUT_BATCHES, PretrainingSettings
@@ -117,8 +118,7 @@ def bootstrap_accuracy(outcomes: PairOutcomes, resamples: int = 1000, seed: int 
     """The accuracies ``[resamples]`` (float64) of ``resamples`` bootstrap resamples of the
     documents, each document weighted by its pairs (Chapter 6, BERT; the module docstring).
     """
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
+    require_positive_int("resamples", resamples)
     _, document = outcomes.documents.unique(return_inverse=True)
     count = document.max().item() + 1
     right = torch.zeros(count, dtype=torch.float64).index_add_(

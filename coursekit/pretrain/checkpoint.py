@@ -28,7 +28,7 @@ import torch
 from coursekit.data.downloads import sha256_of
 from coursekit.models.bert.config import BertConfig
 from coursekit.models.bert.heads import BertForPreTraining
-from coursekit.models.bert.model import BertModel, BertPreTrainedModel, BertWithHeads
+from coursekit.models.bert.model import BertModel, BertPreTrainedModel
 from coursekit.pretrain.bert_pretraining import PretrainingRun
 from coursekit.text.wordpiece import WordPieceTokenizer
 
@@ -103,11 +103,10 @@ def read_metadata(path: str | os.PathLike[str] = PRETRAINED_BERT) -> dict[str, A
 
 def encoder_of(model: BertPreTrainedModel) -> BertModel:
     """The :class:`BertModel` inside ``model`` (``model`` itself, or its ``bert``)."""
-    if isinstance(model, BertModel):
-        return model
-    if isinstance(model, BertWithHeads):
-        return model.bert
-    raise TypeError(f"{type(model).__name__} holds no BertModel")
+    encoder = model if isinstance(model, BertModel) else getattr(model, "bert", None)
+    if not isinstance(encoder, BertModel):
+        raise TypeError(f"{type(model).__name__} holds no BertModel")
+    return encoder
 
 
 @overload

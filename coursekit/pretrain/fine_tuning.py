@@ -33,7 +33,7 @@ from torch.utils.data import DataLoader, RandomSampler
 
 from coursekit.data.ner import TAGS
 from coursekit.models.bert.config import BertConfig
-from coursekit.models.bert.model import BertWithHeads
+from coursekit.models.bert.model import BertPreTrainedModel
 from coursekit.models.bert.span import best_span
 from coursekit.models.bert.tasks import (
     BertForQuestionAnswering,
@@ -63,7 +63,7 @@ MAX_ANSWER_LENGTH = 4
 class Task:
     """A kind of task: its model class, number of labels, encoder and score's name."""
 
-    model_class: type[BertWithHeads]
+    model_class: type[BertPreTrainedModel]
     num_labels: int
     encode: Callable[[WordPieceTokenizer, Any], EncodedExample]
     metric: str
@@ -77,7 +77,7 @@ TASKS = {
 }
 
 
-def task_loss(model: BertWithHeads, batch: TaskBatch) -> Tensor:
+def task_loss(model: BertPreTrainedModel, batch: TaskBatch) -> Tensor:
     """The cross-entropy of the model's output layer: per input, per token (``-100``
     skipped) or, for spans, the mean of the start's and the end's.
     """
@@ -94,7 +94,7 @@ def task_model(
     config: BertConfig,
     pretrained: str | os.PathLike[str] | None,
     seed: int,
-) -> BertWithHeads:
+) -> BertPreTrainedModel:
     """``task``'s model with BERT's initialisation drawn from ``seed``; with ``pretrained`` (a
     checkpoint), its encoder then takes the pretrained weights. Both arms of a comparison get
     the same output layer from the same seed.
@@ -107,7 +107,7 @@ def task_model(
 
 
 def fine_tune(
-    model: BertWithHeads,
+    model: BertPreTrainedModel,
     examples: Sequence[EncodedExample],
     pad_id: int,
     *,
@@ -115,7 +115,7 @@ def fine_tune(
     steps: int,
     seed: int,
     batch_size: int = 16,
-) -> BertWithHeads:
+) -> BertPreTrainedModel:
     """Train every parameter of ``model`` for ``steps`` batches of ``batch_size``
     examples drawn at random (seeded) from ``examples``: AdamW (weight decay 0.01), the
     learning rate warmed up over the first 10 % of the steps then decayed linearly to 0,
@@ -172,7 +172,7 @@ def entity_f1(guesses: Tensor, targets: Tensor) -> float:
 
 @torch.no_grad()
 def score(
-    model: BertWithHeads, examples: Sequence[EncodedExample], pad_id: int, sep_id: int
+    model: BertPreTrainedModel, examples: Sequence[EncodedExample], pad_id: int, sep_id: int
 ) -> float:
     """Accuracy for classification, exact match for spans (the best span of at most
     ``MAX_ANSWER_LENGTH`` tokens inside the story), entity F1 for tags."""

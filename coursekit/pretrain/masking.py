@@ -79,7 +79,7 @@ def mask_tokens(
     ``word_starts [B, T]`` (True where a word begins) whole words are chosen. Every draw
     comes from ``generator``. Returns ``(corrupted ids, labels)``.
     """
-    check_masking_arguments(input_ids, maskable, random_ids, word_starts)
+    require_masking_arguments(input_ids, maskable, random_ids, word_starts)
     draws = torch.rand(input_ids.shape, generator=generator, device=input_ids.device)
     chosen = draws < rule.select
     if word_starts is not None:
@@ -97,7 +97,7 @@ def mask_tokens(
     return torch.where(chosen, replaced, input_ids), labels
 
 
-def check_masking_arguments(
+def require_masking_arguments(
     input_ids: Tensor, maskable: Tensor, random_ids: Tensor, word_starts: Tensor | None
 ) -> None:
     """Ids are an integer ``[B, T]`` tensor; ``maskable`` and ``word_starts`` BoolTensors of

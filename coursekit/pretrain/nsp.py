@@ -66,7 +66,7 @@ def sentence_pair(
     """One next-sentence-prediction example (Chapter 6, BERT): A from a random document and
     sentence; with probability 1/2 B is the text after A (IsNext), otherwise text from a random
     other document (NotNext); both cut longest-first to ``max_length - 3`` tokens. The
-    documents are those :func:`check_documents` accepts.
+    documents are those :func:`require_documents` accepts.
     """
     return document_sentence_pair(documents, max_length, generator)[1]
 
@@ -96,7 +96,7 @@ def document_sentence_pair(
     return index, SentencePairExample(segment_a, truncated_b or [], is_next)
 
 
-def check_documents(documents: list[Document]) -> None:
+def require_documents(documents: list[Document]) -> None:
     """At least two documents, each of at least two non-empty sentences."""
     if len(documents) < 2:
         raise ValueError(

@@ -32,8 +32,8 @@ def pretraining_logits(model: BertForPreTraining, batch: PretrainingBatch) -> tu
     """The MLM logits ``[|M|, V]`` at the chosen positions M and the NSP logits ``[B, 2]``."""
     encoded = model.bert(batch.input_ids, batch.attention_mask, batch.token_type_ids)
     chosen = batch.mlm_labels != IGNORE_INDEX
-    mlm_logits = model.cls.predictions(encoded.last_hidden_state[chosen])
-    return mlm_logits, model.cls.seq_relationship(encoded.pooler_output)
+    mlm_logits = model.mlm(encoded.last_hidden_state[chosen])
+    return mlm_logits, model.nsp(encoded.pooler_output)
 
 
 def masked_lm_loss(model: BertForPreTraining, batch: PretrainingBatch) -> Tensor:
@@ -41,7 +41,7 @@ def masked_lm_loss(model: BertForPreTraining, batch: PretrainingBatch) -> Tensor
     count of chosen tokens (so that shards of one batch add up to the loss of the whole)."""
     encoded = model.bert(batch.input_ids, batch.attention_mask, batch.token_type_ids)
     chosen = batch.mlm_labels != IGNORE_INDEX
-    mlm_logits = model.cls.predictions(encoded.last_hidden_state[chosen])
+    mlm_logits = model.mlm(encoded.last_hidden_state[chosen])
     return F.cross_entropy(mlm_logits, batch.mlm_labels[chosen], reduction="sum") / (
         batch.chosen_tokens
     )

@@ -9,6 +9,8 @@ rate does not depend on ``total``, so a short run repeats the first steps of a l
 
 from __future__ import annotations
 
+from coursekit.arguments import require_positive_int
+
 
 class WarmupLinearDecay:
     """The factor of ``lr_max`` at each update, for ``torch.optim.lr_scheduler.LambdaLR``
@@ -19,8 +21,7 @@ class WarmupLinearDecay:
 
     def __init__(self, warmup_steps: int, total_steps: int) -> None:
         for name, value in (("warmup_steps", warmup_steps), ("total_steps", total_steps)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            require_positive_int(name, value)
         self.warmup_steps, self.total_steps = warmup_steps, total_steps
 
     def __repr__(self) -> str:

@@ -98,7 +98,7 @@ def masked_adjective_polarity(
     )
     with evaluating(model):
         states = model.bert(ids, (~padding_mask(lengths)).long()).last_hidden_state
-    probabilities = model.cls.predictions(states[ids == tokenizer.mask_id]).softmax(-1)
+    probabilities = model.mlm(states[ids == tokenizer.mask_id]).softmax(-1)
     positive = probabilities[:, tokenizer.convert_tokens_to_ids(list(POSITIVE))].sum(-1)
     negative = probabilities[:, tokenizer.convert_tokens_to_ids(list(NEGATIVE))].sum(-1)
     required = torch.tensor([adjective in POSITIVE for adjective in kept])

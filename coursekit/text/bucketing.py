@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 import torch
 from torch.utils.data import Sampler
 
+from coursekit.arguments import require_positive_int
+
 
 class BucketBatchSampler(Sampler[list[int]]):
     """Yield batches of dataset indices whose sequences have similar lengths (Chapter 1).
@@ -36,12 +38,8 @@ class BucketBatchSampler(Sampler[list[int]]):
         bucket_size_multiplier: int = 100,
         drop_last: bool = False,
     ) -> None:
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        if bucket_size_multiplier < 1:
-            raise ValueError(
-                f"bucket_size_multiplier must be at least 1, got {bucket_size_multiplier}"
-            )
+        require_positive_int("batch_size", batch_size)
+        require_positive_int("bucket_size_multiplier", bucket_size_multiplier)
         self.lengths = [int(length) for length in lengths]
         if any(length < 0 for length in self.lengths):
             raise ValueError("lengths must be non-negative")

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from coursekit.arguments import require_non_negative_int
+
 
 def padding_mask(lengths: Tensor | Sequence[int], max_len: int | None = None) -> Tensor:
     """Mark padding: ``mask[b, t] = (t >= n_b)``, a BoolTensor ``[B, T]`` (Chapter 1).
@@ -50,11 +52,10 @@ def padding_mask(lengths: Tensor | Sequence[int], max_len: int | None = None) ->
     return positions.unsqueeze(0) >= lengths.unsqueeze(1)
 
 
-def check_causal_sizes(size: int, key_length: int, offset: int) -> None:
-    """Sizes are non-negative (Chapters 1 and 5)."""
+def require_causal_sizes(size: int, key_length: int, offset: int) -> None:
+    """Sizes must be non-negative integers (Chapters 1 and 5)."""
     for name, value in (("size", size), ("key_length", key_length), ("offset", offset)):
-        if value < 0:
-            raise ValueError(f"{name} must be non-negative, got {value}")
+        require_non_negative_int(name, value)
 
 
 def causal_mask(
@@ -74,7 +75,7 @@ def causal_mask(
     ``torch.nn.Transformer.generate_square_subsequent_mask`` (``-inf`` where this is True).
     """
     key_length = size if key_length is None else key_length
-    check_causal_sizes(size, key_length, offset)
+    require_causal_sizes(size, key_length, offset)
     queries = torch.arange(size, device=device).unsqueeze(1)
     keys = torch.arange(key_length, device=device).unsqueeze(0)
     return keys > queries + offset

@@ -26,7 +26,7 @@ def as_id_tensor(sequence: Tensor | Sequence[int]) -> Tensor:
     return tensor
 
 
-def check_not_empty(tensors: Sequence[Tensor]) -> None:
+def require_not_empty(tensors: Sequence[Tensor]) -> None:
     """Refuse a sequence of length 0 (Chapter 1): no model of the course reads one. A recurrent
     network has no last step whose state could summarise it, and attention over no key is
     undefined, so an empty sequence is refused here, where it enters a batch."""
@@ -48,13 +48,13 @@ def pad_batch(
 
     Returns ``(padded, lengths)``: ``padded`` is ``[B, T]`` (``[T, B]`` when ``batch_first`` is
     False) and equals ``torch.nn.utils.rnn.pad_sequence``; ``lengths[b] = n_b`` is a LongTensor
-    ``[B]``. Every sequence needs ``n_b >= 1`` (:func:`check_not_empty`). Chapter 1, Text as
+    ``[B]``. Every sequence needs ``n_b >= 1`` (:func:`require_not_empty`). Chapter 1, Text as
     sequences.
     """
     if len(sequences) == 0:
         raise ValueError("pad_batch needs at least one sequence, got an empty batch")
     tensors = [as_id_tensor(sequence) for sequence in sequences]
-    check_not_empty(tensors)
+    require_not_empty(tensors)
     lengths = torch.tensor([len(tensor) for tensor in tensors], dtype=torch.long)
     padded = tensors[0].new_full((len(tensors), int(lengths.max())), padding_value)
     is_token = ~padding_mask(lengths).to(padded.device)  # t < n_b, [B, T]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from coursekit.arguments import require_positive_int
+
 
 class UnknownTokenError(KeyError, RuntimeError):
     """A token that is not in the vocabulary was looked up and no default index is set."""
@@ -163,8 +165,7 @@ def build_vocab_from_iterator(
 
     The default index is not set: call ``vocab.set_default_index(vocab["<unk>"])``.
     """
-    if min_freq < 1:
-        raise ValueError(f"min_freq must be at least 1, got {min_freq}")
+    require_positive_int("min_freq", min_freq)
     specials = list(specials or [])
     ranked = sorted(count_tokens(iterator).items(), key=lambda item: (-item[1], item[0]))
     if max_tokens is not None:

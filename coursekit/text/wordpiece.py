@@ -23,6 +23,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from coursekit.arguments import require_positive_int
 from coursekit.text.wordpiece_encoding import Encoding, bert_input, truncate_pair
 from coursekit.text.wordpiece_pretokenizer import pre_tokenize
 
@@ -76,19 +77,16 @@ class WordPieceTokenizer:
         unk_token: str = "[UNK]",
         max_input_chars_per_word: int = 100,
     ) -> None:
-        self.vocab = check_vocab(vocab, unk_token)
+        self.vocab = require_vocab(vocab, unk_token)
         self.id_to_token_list = [""] * (max(self.vocab.values()) + 1)
         for token, index in self.vocab.items():
             self.id_to_token_list[index] = token
         self.lowercase = lowercase
         self.strip_accents = lowercase if strip_accents is None else strip_accents
         self.unk_token = unk_token
-        if isinstance(max_input_chars_per_word, bool) or max_input_chars_per_word < 1:
-            raise ValueError(
-                f"max_input_chars_per_word must be a positive integer, got "
-                f"{max_input_chars_per_word!r}"
-            )
-        self.max_input_chars_per_word = max_input_chars_per_word
+        self.max_input_chars_per_word = require_positive_int(
+            "max_input_chars_per_word", max_input_chars_per_word
+        )
         specials = [unk_token, SEP_TOKEN, CLS_TOKEN, PAD_TOKEN, MASK_TOKEN]
         self.special_tokens = [token for token in specials if token in self.vocab]
         longest_first = sorted(self.special_tokens, key=len, reverse=True)
@@ -119,7 +117,7 @@ class WordPieceTokenizer:
         """The WordPiece tokens of ``text``, no ``[CLS]``/``[SEP]`` added:
         ``"The flightless birds" -> ["the", "flight", "##less", "birds"]`` (Chapter 6).
         """
-        check_text("text", text)
+        require_text("text", text)
         tokens: list[str] = []
         position = 0
         for special in self.special_pattern.finditer(text) if self.special_tokens else ():
@@ -219,13 +217,13 @@ class WordPieceTokenizer:
         return self.vocab[token]
 
 
-def check_text(name: str, text: object) -> None:
+def require_text(name: str, text: object) -> None:
     """A text argument must be a ``str``."""
     if not isinstance(text, str):
         raise TypeError(f"{name} must be a str, got {type(text).__name__}: {text!r:.60}")
 
 
-def check_vocab(vocab: Mapping[str, int] | Sequence[str], unk_token: str) -> dict[str, int]:
+def require_vocab(vocab: Mapping[str, int] | Sequence[str], unk_token: str) -> dict[str, int]:
     """The vocabulary as a dict token -> id: distinct tokens, distinct ids >= 0, with the
     unknown token in it.
     """

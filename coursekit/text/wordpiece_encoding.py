@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeVar
 
+from coursekit.arguments import is_int
+
 Item = TypeVar("Item")
 
 
@@ -72,7 +74,7 @@ def truncate_pair(
     the end of A alone, or longest-first for a pair (:func:`longest_first_lengths`).
     """
     special_count = 2 if tokens_b is None else 3
-    check_max_length(max_length, special_count)
+    require_max_length(max_length, special_count)
     budget = max_length - special_count
     if tokens_b is None:
         return tokens_a[:budget], None
@@ -80,9 +82,9 @@ def truncate_pair(
     return tokens_a[:keep_a], tokens_b[:keep_b]
 
 
-def check_max_length(max_length: int, special_count: int) -> None:
+def require_max_length(max_length: int, special_count: int) -> None:
     """``max_length`` must leave room for at least one token next to the special tokens."""
-    if isinstance(max_length, bool) or not isinstance(max_length, int):
+    if not is_int(max_length):
         raise TypeError(f"max_length must be an integer, got {max_length!r}")
     if max_length <= special_count:
         raise ValueError(

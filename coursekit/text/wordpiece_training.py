@@ -26,6 +26,7 @@ import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
+from coursekit.arguments import require_positive_int
 from coursekit.text.wordpiece import CONTINUATION, greedy_longest_match
 from coursekit.text.wordpiece_pretokenizer import pre_tokenize
 
@@ -166,7 +167,7 @@ def train_wordpiece(
     :class:`coursekit.text.wordpiece.WordPieceTokenizer`.
     """
     word_counts = count_words(texts, lowercase, strip_accents)
-    check_training_arguments(vocab_size, min_pair_count, special_tokens, word_counts)
+    require_training_arguments(vocab_size, min_pair_count, special_tokens, word_counts)
     learner = WordPieceLearner(word_counts, min_pair_count)
     vocab = list(dict.fromkeys([*special_tokens, *learner.alphabet()]))
     known = set(vocab)
@@ -191,13 +192,12 @@ def tokens_per_word(words: Counter[str], vocab: Sequence[str], unk_token: str = 
     return pieces / max(1, sum(words.values()))
 
 
-def check_training_arguments(
+def require_training_arguments(
     vocab_size: int, min_pair_count: int, special_tokens: Sequence[str], words: Counter[str]
 ) -> None:
     """Reject sizes that are not positive integers and an empty corpus."""
     for name, value in (("vocab_size", vocab_size), ("min_pair_count", min_pair_count)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        require_positive_int(name, value)
     if vocab_size <= len(special_tokens):
         raise ValueError(
             f"vocab_size={vocab_size} leaves no room next to the {len(special_tokens)} special "

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 
 import torch
 
+from coursekit.arguments import require_positive_number
+
 Parameters = torch.Tensor | Iterable[torch.Tensor]
 EPS = 1e-6
 """The ``eps`` of ``c / (||g|| + eps)``, torch's value: no division by zero at ``||g|| = 0``."""
@@ -59,13 +61,12 @@ def global_grad_norm(parameters: Parameters) -> float:
     return float(_total_norm(_gradients(parameters)))
 
 
-def check_max_norm(max_norm: float) -> None:
-    """The clipping threshold must be positive."""
-    if not max_norm > 0:
-        raise ValueError(f"max_norm must be > 0, got {max_norm}: it is the largest allowed norm")
+def require_max_norm(max_norm: float) -> None:
+    """The clipping threshold, the largest allowed norm, must be a finite number > 0."""
+    require_positive_number("max_norm", max_norm)
 
 
-def check_finite_norm(total_norm: float, step: int | None = None) -> None:
+def require_finite_norm(total_norm: float, step: int | None = None) -> None:
     """A non-finite norm cannot be clipped: say where to look instead."""
     if not math.isfinite(total_norm):
         at = "" if step is None else f" at step {step}"
@@ -87,11 +88,11 @@ def clip_grad_norm(parameters: Parameters, max_norm: float, eps: float = EPS) ->
     ``RuntimeError`` and leaves the gradients untouched: rescaling by ``c / inf`` would silently
     replace every gradient by zeros or ``nan`` and the training would go on from a broken state.
     """
-    check_max_norm(max_norm)
+    require_max_norm(max_norm)
     gradients = _gradients(parameters)
     total_norm = _total_norm(gradients)
     measured = float(total_norm)
-    check_finite_norm(measured)
+    require_finite_norm(measured)
     rescale_to_norm(gradients, total_norm, max_norm, eps)
     return measured
 
@@ -112,7 +113,7 @@ def clip_gradients_on_device(parameters: Parameters, max_norm: float | None) -> 
     """:func:`clip_gradients` without waiting for the device: the norm before clipping is
     returned as a 0-dim tensor and the gradients are rescaled by ``min(1, c / (||g|| + eps))``
     computed on the device (Chapter 2). A non-finite norm is not checked here: the caller reads
-    the norms later, in one transfer, and checks them with :func:`check_finite_norm`.
+    the norms later, in one transfer, and checks them with :func:`require_finite_norm`.
     """
     gradients = _gradients(parameters)
     total_norm = _total_norm(gradients)

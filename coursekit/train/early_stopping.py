@@ -12,6 +12,8 @@ from typing import Any, Literal
 import torch
 from torch import nn
 
+from coursekit.arguments import require_positive_int
+
 Mode = Literal["min", "max"]
 
 
@@ -28,8 +30,8 @@ class EarlyStopping:
     ) -> None:
         if mode not in ("min", "max"):
             raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
-        if patience is not None and patience < 1:
-            raise ValueError(f"patience must be a number of epochs >= 1 (or None), got {patience}")
+        if patience is not None:
+            require_positive_int("patience", patience)
         self.mode = mode
         self.patience = patience
         self.keep_best_weights = keep_best_weights

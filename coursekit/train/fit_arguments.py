@@ -1,4 +1,4 @@
-"""The checks of :func:`coursekit.train.fit`'s arguments (Chapter 1, Text as sequences).
+"""What :func:`coursekit.train.fit` requires of its arguments (Chapter 1, Text as sequences).
 
 ``fit`` rejects inconsistent arguments before its first training step, with a message that
 names the argument, what it expected, what it got and what to change, so that a mistake costs
@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
+from coursekit.arguments import require_positive_int, require_positive_number
 from coursekit.train.batch_metrics import Metric
 from coursekit.train.evaluation import ModelMeasure
 
@@ -22,7 +23,7 @@ Resume = bool | Literal["if-exists"]
 RESUME_CHOICES: tuple[Resume, ...] = (False, True, "if-exists")
 
 
-def check_metric(name: str, metric: Metric | ModelMeasure) -> None:
+def require_metric(name: str, metric: Metric | ModelMeasure) -> None:
     """A metric is a :class:`~coursekit.train.batch_metrics.Metric` (updated on every
     validation batch) or a function of the model alone, called once per epoch."""
     if isinstance(metric, Metric):
@@ -46,7 +47,7 @@ def check_metric(name: str, metric: Metric | ModelMeasure) -> None:
         return
 
 
-def check_resume(resume: Resume, checkpoint_path: str | os.PathLike[str] | None) -> Path | None:
+def require_resume(resume: Resume, checkpoint_path: str | os.PathLike[str] | None) -> Path | None:
     """The checkpoint to resume from, or None to start from scratch.
 
     ``resume=True`` needs an existing checkpoint; ``"if-exists"`` resumes when there is one.
@@ -71,7 +72,7 @@ def check_resume(resume: Resume, checkpoint_path: str | os.PathLike[str] | None)
     )
 
 
-def check_fit_arguments(
+def require_fit_arguments(
     *,
     epochs: int,
     valid_batches: Iterable[Any] | None,
@@ -84,20 +85,16 @@ def check_fit_arguments(
     log_every: int,
 ) -> None:
     """Reject inconsistent arguments before any training step, with a message that says why."""
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"epochs must be an integer >= 1, got {epochs!r}")
-    if max_grad_norm is not None and not max_grad_norm > 0:
-        raise ValueError(
-            f"max_grad_norm must be > 0 (or None for no clipping), got {max_grad_norm}"
-        )
-    if isinstance(log_every, bool) or not isinstance(log_every, int) or log_every < 1:
-        raise ValueError(f"log_every must be an integer >= 1, got {log_every!r}")
+    require_positive_int("epochs", epochs)
+    if max_grad_norm is not None:
+        require_positive_number("max_grad_norm", max_grad_norm)
+    require_positive_int("log_every", log_every)
     if scheduler_interval not in ("epoch", "step"):
         raise ValueError(
             f"scheduler_interval must be 'epoch' or 'step', got {scheduler_interval!r}"
         )
     for name, metric in metrics.items():
-        check_metric(name, metric)
+        require_metric(name, metric)
     known = ["train_loss", "val_loss", *metrics]
     if monitor not in known:
         raise ValueError(f"unknown monitor {monitor!r}: choose one of {known}")

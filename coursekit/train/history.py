@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from coursekit.page import TEXT_COLUMN_WIDTH
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -62,7 +64,8 @@ class History:
             ("loss", ["train_loss", "val_loss"]),
             *((name, [name]) for name in self.metrics),
         ]
-        figure = Figure(figsize=(min(7.5, 3.75 * len(panels)), 3.2), layout="constrained")
+        width = min(TEXT_COLUMN_WIDTH, TEXT_COLUMN_WIDTH / 2 * len(panels))
+        figure = Figure(figsize=(width, 3.2), layout="constrained")
         for axes, (quantity, names) in zip(
             figure.subplots(1, len(panels), squeeze=False)[0], panels, strict=True
         ):

@@ -26,7 +26,7 @@ from coursekit.train.checkpoint import load_checkpoint, save_checkpoint
 from coursekit.train.clipping import clip_gradients_on_device
 from coursekit.train.early_stopping import EarlyStopping, Mode
 from coursekit.train.evaluation import LossFunction, ModelMeasure, ModelT, evaluate
-from coursekit.train.fit_arguments import Resume, check_fit_arguments, check_resume
+from coursekit.train.fit_arguments import Resume, require_fit_arguments, require_resume
 from coursekit.train.history import History
 from coursekit.train.rng import capture_rng_state, data_generators, restore_rng_state
 from coursekit.train.step_log import StepLog
@@ -85,7 +85,7 @@ def fit(
     The model is given back in the train/eval mode it had, even when training fails.
     """
     metrics = dict(metrics or {})
-    check_fit_arguments(
+    require_fit_arguments(
         epochs=epochs,
         valid_batches=valid_batches,
         metrics=metrics,
@@ -96,7 +96,7 @@ def fit(
         monitor=monitor,
         log_every=log_every,
     )
-    resume_from = check_resume(resume, checkpoint_path)
+    resume_from = require_resume(resume, checkpoint_path)
     tracker = EarlyStopping(
         mode, early_stopping_patience, keep_best_weights=early_stopping_patience is not None
     )
@@ -178,7 +178,7 @@ def _train_one_epoch(
     for step, batch in enumerate(train_batches, start=1):
         optimizer.zero_grad(set_to_none=True)
         loss = loss_fn(model, move_to_device(batch, device))
-        _check_scalar_loss(loss)
+        _require_scalar_loss(loss)
         loss.backward()
         grad_norm = clip_gradients_on_device(model.parameters(), max_grad_norm)
         optimizer.step()
@@ -192,7 +192,7 @@ def _train_one_epoch(
     return step_losses + step_log.flush()
 
 
-def _check_scalar_loss(loss: Any) -> None:
+def _require_scalar_loss(loss: Any) -> None:
     """``loss_fn`` must give one number per batch, as a tensor that autograd can differentiate."""
     if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
         raise TypeError(

@@ -18,7 +18,9 @@ from torch import Tensor
 REDUCTIONS = ("mean", "sum", "none")
 
 
-def check_loss_arguments(logits: Tensor, targets: Tensor, smoothing: float, reduction: str) -> None:
+def require_loss_arguments(
+    logits: Tensor, targets: Tensor, smoothing: float, reduction: str
+) -> None:
     """Logits ``[..., V]`` with integer targets ``[...]``, eps in [0, 1], a known reduction.
     Explained in Chapter 5, Transformers.
     """
@@ -54,7 +56,7 @@ def label_smoothed_cross_entropy(
     ``F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), label_smoothing=eps,
     ignore_index=..., reduction=...)`` (Chapter 5).
     """
-    check_loss_arguments(logits, targets, smoothing, reduction)
+    require_loss_arguments(logits, targets, smoothing, reduction)
     log_probs = torch.log_softmax(logits, dim=-1)
     counted = targets != ignore_index
     true_class = targets.masked_fill(~counted, 0).unsqueeze(-1)

@@ -11,6 +11,8 @@ with Adam beta = (0.9, 0.98), eps 1e-9). tensor2tensor calls it the "noam" sched
 
 from __future__ import annotations
 
+from coursekit.arguments import require_positive_int
+
 
 class TransformerWarmupSchedule:
     """``lr(n) = d_model^-0.5 min(n^-0.5, n warmup^-1.5)`` as a factor for
@@ -27,8 +29,7 @@ class TransformerWarmupSchedule:
 
     def __init__(self, d_model: int, warmup_steps: int = 4000) -> None:
         for name, value in (("d_model", d_model), ("warmup_steps", warmup_steps)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            require_positive_int(name, value)
         self.d_model = d_model
         self.warmup_steps = warmup_steps
 

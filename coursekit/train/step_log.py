@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from coursekit.train.clipping import check_finite_norm
+from coursekit.train.clipping import require_finite_norm
 from coursekit.train.device_values import to_host
 from coursekit.train.history import History
 
@@ -48,5 +48,5 @@ class StepLog:
         self.losses, self.norms = [], []
         if self.check_norms:
             for step, norm in enumerate(norms, start=first_step):
-                check_finite_norm(norm, step)
+                require_finite_norm(norm, step)
         return losses

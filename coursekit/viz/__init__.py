@@ -1,5 +1,6 @@
-"""Figures of the course, drawn with matplotlib: architecture diagrams and the plots the chapters
-share. Each module holds one kind of figure; the chapters import what they draw.
-``drawing`` draws the architecture diagrams; ``python -m coursekit.viz.diagrams book/*.ipynb``
-writes them into the chapters as embedded PNG images.
+"""Figures of the course, drawn with matplotlib, in two subpackages: :mod:`coursekit.viz.diagrams`,
+the architecture diagrams of Chapters 2 to 7 and the kit they are drawn with (``python -m
+coursekit.viz.diagrams book/*.ipynb`` writes them into the chapters as embedded PNG images), and
+:mod:`coursekit.viz.plots`, the plots of what the chapters compute (attention maps, BLEU, the
+positional encoding, one colour per model). Each module holds one figure or one tool.
 """

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from coursekit.viz.attention import as_matrix, plot_attention_models, plot_attention_step
+from coursekit.viz.plots.attention_models import plot_attention_models
+from coursekit.viz.plots.attention_step import plot_attention_step
+from coursekit.viz.plots.heat_map import TRANSLATION, as_matrix
 from coursekit.widgets.base import use_widgets
 
 if TYPE_CHECKING:
@@ -35,7 +37,7 @@ class DecodedExample:
     weights: torch.Tensor | np.ndarray
 
 
-def check_examples(examples: Mapping[str, Sequence[DecodedExample]]) -> int:
+def require_examples(examples: Mapping[str, Sequence[DecodedExample]]) -> int:
     """The number of sentences, after checking that every model decoded the same sentences and
     that every weight matrix is ``[T, S]``.
     """
@@ -80,7 +82,7 @@ def attention_explorer(
     weights alpha_{t,j} over the source). In a live kernel it returns the widget box; elsewhere
     (or with ``interactive=False``) a static figure of every model's heat map for ``sentence``.
     """
-    count = check_examples(examples)
+    count = require_examples(examples)
     if not 0 <= sentence < count:
         raise ValueError(f"sentence must lie in 0 .. {count - 1}, got {sentence}")
     if not use_widgets(interactive):
@@ -109,7 +111,12 @@ def attention_explorer(
         if step_index < len(example.output_tokens):
             display(
                 plot_attention_step(
-                    example.weights, example.source_tokens, example.output_tokens, step_index
+                    example.weights,
+                    example.output_tokens,
+                    example.source_tokens,
+                    step_index,
+                    roles=TRANSLATION,
+                    title=model_name,
                 )
             )
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from coursekit.models.transformer.positional_encoding import LAYOUTS, check_encoding_arguments
-from coursekit.viz.transformer_plots import plot_positional_encoding
+from coursekit.models.transformer.positional_encoding import LAYOUTS, require_encoding_arguments
+from coursekit.viz.plots.positional_encoding import plot_positional_encoding
 from coursekit.widgets.base import use_widgets
 
 LARGEST_D_MODEL = 512
@@ -27,7 +27,7 @@ def positional_encoding_explorer(
     two halves). In a live kernel it returns the widget box; elsewhere (or with
     ``interactive=False``) the static figure for the given values.
     """
-    check_encoding_arguments(d_model, layout, 10000.0)
+    require_encoding_arguments(d_model, layout, 10000.0)
     if not 0 <= position < num_positions:
         raise ValueError(f"position must lie in 0 .. {num_positions - 1}, got {position}")
     if not use_widgets(interactive):

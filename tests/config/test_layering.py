@@ -3,8 +3,10 @@
 From the bottom up (a module may import its own layer and the layers below it, never above):
 
  1. ``coursekit`` (the package's ``__init__``), ``config``, ``runtime``, ``show``, ``verdicts``,
-    ``notebooks``: settings, seeds and devices, printing source and verdicts, notebook
-    normalisation; they import nothing of the package above them;
+    ``notebooks``, ``execution``, ``page``, ``arguments``: settings, seeds and devices, printing source and
+    verdicts, notebook normalisation and execution, the book's text column that every figure fits, the
+    requirements on arguments that every chapter shares; they import nothing of the package above
+    them;
  2. ``text``: tokenizers, vocabularies, padding, masks;
  3. ``data``: the datasets, built on the text pipeline;
  4. ``metrics``: BLEU, perplexity, accuracy;
@@ -38,7 +40,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "coursekit"
 
 LAYERS: list[set[str]] = [
-    {"coursekit", "config", "runtime", "show", "verdicts", "notebooks"},
+    {
+        "coursekit",
+        "config",
+        "runtime",
+        "show",
+        "verdicts",
+        "notebooks",
+        "execution",
+        "page",
+        "arguments",
+    },
     {"text"},
     {"data"},
     {"metrics"},

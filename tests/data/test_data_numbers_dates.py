@@ -56,8 +56,8 @@ def test_english_thousands_lose_their_comma_so_commas_separate_numbers():
         ({"source": "xx"}, "source must be one of"),
         ({"target": "en"}, None),
         ({"source": "en"}, "both 'en'"),
-        ({"max_value": 0}, "max_value must be at least 1"),
-        ({"numbers_per_example": 0}, "numbers_per_example must be at least 1"),
+        ({"max_value": 0}, "max_value must be a positive integer"),
+        ({"numbers_per_example": 0}, "numbers_per_example must be a positive integer"),
     ],
 )
 def test_numbers_options_are_checked(options, message):

@@ -78,8 +78,8 @@ def test_generated_datasets_need_no_download():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"n": -1}, "n must be at least 0"),
-        ({"n": 2.5}, "n must be an integer"),
+        ({"n": -1}, "n must be a non-negative integer"),
+        ({"n": 2.5}, "n must be a non-negative integer"),
         ({"seed": "zero"}, "seed must be an integer"),
     ],
 )

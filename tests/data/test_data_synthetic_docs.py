@@ -36,7 +36,7 @@ def test_target_is_a_new_list_not_the_source():
     ("options", "message"),
     [
         ({"vocab_size": 3}, "vocab_size must be at least 4"),
-        ({"min_len": 0}, "min_len must be at least 1"),
+        ({"min_len": 0}, "min_len must be a positive integer"),
         ({"min_len": 5, "max_len": 4}, "max_len must be at least 5"),
         ({"vocab_size": 4, "min_len": 1, "max_len": 1, "n": 5}, "could only find"),
     ],

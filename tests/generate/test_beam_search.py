@@ -172,11 +172,11 @@ def test_greedy_stops_each_row_at_eos() -> None:
         ({"bos": [0, 0]}, r"bos must be a \[B\] tensor"),
         ({"state": torch.zeros(3, 1)}, "first dimension, got a tensor of shape"),
         ({"state": (torch.zeros(2, 1), "memory")}, "must be a tensor, None or a"),
-        ({"eos": -1}, "eos must be a token id"),
-        ({"max_len": 0}, "max_len must be an int >= 1"),
-        ({"beam_size": 0}, "beam_size must be an int >= 1"),
-        ({"n_best": 4}, "n_best must be an int between 1 and beam_size=3"),
-        ({"length_penalty": -0.5}, "length_penalty is GNMT's alpha"),
+        ({"eos": -1}, "eos must be a non-negative integer"),
+        ({"max_len": 0}, "max_len must be a positive integer"),
+        ({"beam_size": 0}, "beam_size must be a positive integer"),
+        ({"n_best": 4}, "n_best must be at most 3"),
+        ({"length_penalty": -0.5}, "length_penalty must be a finite number >= 0"),
     ],
 )
 def test_search_arguments_are_checked(arguments: dict[str, object], message: str) -> None:

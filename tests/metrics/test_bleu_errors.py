@@ -45,7 +45,7 @@ def test_non_string_entries() -> None:
 
 
 def test_bad_options() -> None:
-    with pytest.raises(ValueError, match="max_order must be >= 1"):
+    with pytest.raises(ValueError, match="max_order must be a positive integer"):
         corpus_bleu(["a"], [["a"]], max_order=0)
     with pytest.raises(ValueError, match="tokenize must be one of"):
         corpus_bleu(["a"], [["a"]], tokenize="intl")  # type: ignore[arg-type]

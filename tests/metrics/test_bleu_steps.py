@@ -28,7 +28,7 @@ def test_ngram_counts() -> None:
 
 
 def test_ngram_order_must_be_positive() -> None:
-    with pytest.raises(ValueError, match="order n must be >= 1"):
+    with pytest.raises(ValueError, match="order n must be a positive integer"):
         ngram_counts(["a"], 0)
 
 

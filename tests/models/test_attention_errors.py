@@ -71,7 +71,7 @@ def test_sizes_must_match_what_the_module_was_built_for() -> None:
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"half_width": 0}, "half_width D must be an int >= 1"),
+        ({"half_width": 0}, "half_width D must be a positive integer"),
         ({"half_width": 1, "mode": "global"}, "mode must be one of"),
         ({"half_width": 1, "mode": "predictive"}, "give query_size .* and hidden_size"),
     ],

@@ -65,7 +65,10 @@ def test_wrong_inputs_say_what_was_expected(model: BertModel, inputs: dict, mess
 
 
 def test_from_hf_wants_the_transformers_class_of_the_same_name(model: BertModel) -> None:
-    with pytest.raises(TypeError, match="BertForPreTraining.from_hf expects a transformers"):
+    with pytest.raises(
+        TypeError,
+        match="BertForPreTraining.from_hf expects a Hugging Face BertForPreTraining, got BertModel",
+    ):
         BertForPreTraining.from_hf(model)
 
 
@@ -77,7 +80,7 @@ def test_from_hf_refuses_what_is_not_implemented() -> None:
 
 
 def test_initialisation_is_berts(model: BertModel) -> None:
-    weights = model.encoder.layer[0].attention.self.query.weight
+    weights = model.encoder.layers[0].attention.query.weight
     assert abs(float(weights.detach().std()) - CONFIG.initializer_range) < 0.01
-    assert not model.encoder.layer[0].attention.self.query.bias.any()
-    assert not model.embeddings.word_embeddings.weight[CONFIG.pad_token_id].any()
+    assert not model.encoder.layers[0].attention.query.bias.any()
+    assert not model.embeddings.token_embeddings.weight[CONFIG.pad_token_id].any()

@@ -19,7 +19,7 @@ from transformer_twins import check_outputs_and_gradients, torch_twin
 
 from coursekit.models.bert.config import BertConfig
 from coursekit.models.bert.heads import BertForMaskedLM, BertForPreTraining
-from coursekit.models.bert.model import BertModel
+from coursekit.models.bert.model import BERT_HF_NAMES, BertModel
 from coursekit.models.bert.tasks import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
@@ -125,6 +125,7 @@ def test_outputs_and_gradients_equal_transformers(model_class: type, data: st.Da
         outputs_of(our_output, hidden, attentions),
         outputs_of(their_output, hidden, attentions),
         differentiable,
+        hf_names=BERT_HF_NAMES,
     )
 
 
@@ -171,6 +172,6 @@ def test_from_hf_reads_the_config_and_keeps_weights_tied() -> None:
         intermediate_size=32, max_position_embeddings=20, type_vocab_size=3, pad_token_id=2,
     )  # fmt: skip
     assert not ours.training and ours.bert.pooler is None
-    decoder = ours.cls.predictions.decoder
-    assert decoder.weight is ours.bert.embeddings.word_embeddings.weight
-    assert decoder.bias is ours.cls.predictions.bias
+    decoder = ours.mlm.decoder
+    assert decoder.weight is ours.bert.embeddings.token_embeddings.weight
+    assert decoder.bias is ours.mlm.bias

@@ -72,8 +72,8 @@ def test_sampling_is_reproducible_and_stops_at_end_of_sequence() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"order": 0}, "order must be at least 1"),
-        ({"add_k": 0.0}, "add_k must be positive"),
+        ({"order": 0}, "order must be a positive integer"),
+        ({"add_k": 0.0}, "add_k must be a finite number > 0"),
         ({"sos_index": 9}, "below vocab_size"),
     ],
 )

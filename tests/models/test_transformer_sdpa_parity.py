@@ -192,7 +192,7 @@ def test_float_masks_of_another_float_dtype_are_cast_to_the_query_dtype() -> Non
             ValueError,
             r"not both",
         ),
-        ({"dropout_p": 1.0}, ValueError, r"dropout_p is a probability"),
+        ({"dropout_p": 1.0}, ValueError, r"dropout_p is a dropout probability"),
         ({"scale": "1/8"}, TypeError, r"scale must be a number"),
     ],
 )

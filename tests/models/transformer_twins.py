@@ -5,12 +5,14 @@ coursekit's copies of them, and a comparison of outputs and of every gradient.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import pytest
 import torch
 from recurrent_twins import randomize, weighted_sum
 from torch import Tensor, nn
+
+from coursekit.models.twins import hf_name
 
 
 def torch_twin(module: nn.Module, seed: int = 0) -> nn.Module:
@@ -29,10 +31,11 @@ def check_outputs_and_gradients(
     their_outputs: Sequence[Tensor | None],
     inputs: Sequence[Tensor],
     seed: int = 0,
+    hf_names: Mapping[str, str] | None = None,
 ) -> None:
     """Each output agrees (float64 default tolerances), and so do the gradients of a random
     weighted sum of the outputs with respect to ``inputs`` and to every parameter, matched by
-    name.
+    name (ours renamed through ``hf_names``, a table of :func:`hf_name`, when given).
     """
     assert len(our_outputs) == len(their_outputs)
     for our_output, their_output in zip(our_outputs, their_outputs, strict=True):
@@ -40,7 +43,10 @@ def check_outputs_and_gradients(
             assert our_output is None
         else:
             torch.testing.assert_close(our_output, their_output)
-    our_parameters = dict(ours.named_parameters())
+    our_parameters = {
+        name if hf_names is None else hf_name(name, hf_names): parameter
+        for name, parameter in ours.named_parameters()
+    }
     their_parameters = dict(theirs.named_parameters())
     assert sorted(our_parameters) == sorted(their_parameters)
     names = sorted(their_parameters)

@@ -74,8 +74,8 @@ def test_both_arms_start_from_the_same_output_layer() -> None:
         pretrained.bert.encoder.state_dict(), saved.bert.encoder.state_dict()
     )
     assert not torch.allclose(
-        scratch.bert.embeddings.word_embeddings.weight,
-        pretrained.bert.embeddings.word_embeddings.weight,
+        scratch.bert.embeddings.token_embeddings.weight,
+        pretrained.bert.embeddings.token_embeddings.weight,
     )
 
 

@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from coursekit.pretrain.nsp import IS_NEXT, check_documents, sentence_pair, split_sentences
+from coursekit.pretrain.nsp import IS_NEXT, require_documents, sentence_pair, split_sentences
 
 
 def documents() -> list[list[list[int]]]:
@@ -58,6 +58,6 @@ def test_sentences_are_cut_after_end_marks_before_capitals() -> None:
 
 def test_documents_need_two_sentences_and_there_must_be_two() -> None:
     with pytest.raises(ValueError, match="at least 2 documents"):
-        check_documents([[[1], [2]]])
+        require_documents([[[1], [2]]])
     with pytest.raises(ValueError, match="document 1 must have at least 2 non-empty sentences"):
-        check_documents([[[1], [2]], [[3]]])
+        require_documents([[[1], [2]], [[3]]])

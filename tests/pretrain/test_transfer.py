@@ -65,7 +65,7 @@ def test_each_text_masks_one_adjective_and_keeps_the_other() -> None:
 def test_a_model_that_always_says_positive_is_right_half_the_time() -> None:
     model, tokenizer = load_pretrained(REVIEWS_CONTROL_BERT)
     with torch.no_grad():
-        bias = model.cls.predictions.decoder.bias
+        bias = model.mlm.bias
         bias[tokenizer.convert_tokens_to_ids(list(POSITIVE))] += 100.0
     required_positive = sum(
         sum(word in POSITIVE for word in text.replace(".", " ").split()) for text in HELD_OUT

@@ -95,7 +95,7 @@ def test_works_as_a_dataloader_batch_sampler() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"batch_size": 0}, "batch_size must be at least 1"),
+        ({"batch_size": 0}, "batch_size must be a positive integer"),
         ({"batch_size": 2, "bucket_size_multiplier": 0}, "bucket_size_multiplier"),
         ({"batch_size": 2, "lengths": [1, -2]}, "non-negative"),
     ],

@@ -106,9 +106,9 @@ def test_causal_mask_in_attention_hides_the_future() -> None:
 
 
 def test_causal_mask_rejects_negative_size() -> None:
-    with pytest.raises(ValueError, match="size must be non-negative, got -1"):
+    with pytest.raises(ValueError, match="size must be a non-negative integer, got -1"):
         causal_mask(-1)
-    with pytest.raises(ValueError, match="offset must be non-negative, got -2"):
+    with pytest.raises(ValueError, match="offset must be a non-negative integer, got -2"):
         causal_mask(3, offset=-2)
 
 

@@ -76,7 +76,7 @@ def test_max_tokens_must_leave_room_beside_specials() -> None:
 
 @pytest.mark.parametrize("min_freq", [0, -1])
 def test_min_freq_below_one_is_rejected(min_freq: int) -> None:
-    with pytest.raises(ValueError, match="min_freq must be at least 1"):
+    with pytest.raises(ValueError, match="min_freq must be a positive integer"):
         build_vocab_from_iterator(CORPUS, min_freq=min_freq)
 
 

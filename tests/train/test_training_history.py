@@ -7,6 +7,7 @@ import json
 import pytest
 from matplotlib.figure import Figure
 
+from coursekit.page import TEXT_COLUMN_WIDTH
 from coursekit.train import History
 
 
@@ -44,6 +45,6 @@ def test_plot_draws_one_panel_per_quantity() -> None:
     assert [line.get_label() for line in loss_axes.get_lines()][:2] == ["train_loss", "val_loss"]
     assert list(loss_axes.get_lines()[1].get_ydata()) == [3.2, 2.5, 2.7]
     assert accuracy_axes.get_ylabel() == "accuracy" and loss_axes.get_ylabel() == "loss"
-    assert figure.get_size_inches()[0] <= 7.5  # fits the text column
+    assert figure.get_size_inches()[0] <= TEXT_COLUMN_WIDTH
     assert list(accuracy_axes.get_lines()[0].get_xdata()) == [1, 2, 3]
     assert len(History(train_loss=[1.0]).plot().axes) == 1

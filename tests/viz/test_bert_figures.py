@@ -1,5 +1,5 @@
-"""The diagrams of Chapter 6 (coursekit.viz.bert) draw what BERT computes: every input token is
-the sum of its token, segment and position embeddings; the encoder layer is post-norm with two
+"""The diagrams of Chapter 6 (coursekit.viz.diagrams.bert) draw what BERT computes: every input
+token is the sum of its token, segment and position embeddings; the encoder layer is post-norm with two
 residual connections; next sentence prediction reads C through the pooler and the masked
 language model reads the state of [MASK]; each fine-tuning head reads the states its task uses.
 """
@@ -14,7 +14,8 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from coursekit.viz.bert import (
+from coursekit.page import TEXT_COLUMN_WIDTH
+from coursekit.viz.diagrams.bert import (
     FINE_TUNING_PANELS,
     INPUT_TOKENS,
     PRETRAINING_TOKENS,
@@ -24,8 +25,13 @@ from coursekit.viz.bert import (
     embedding_name,
     segment_of,
 )
-from coursekit.viz.drawing import SMALLEST_FONT_SIZE, TEXT_COLUMN_WIDTH
-from coursekit.viz.inspection import DrawnNode, drawn_arrows, drawn_nodes, overlapping_labels
+from coursekit.viz.diagrams.drawing import SMALLEST_FONT_SIZE
+from coursekit.viz.diagrams.inspection import (
+    DrawnNode,
+    drawn_arrows,
+    drawn_nodes,
+    overlapping_labels,
+)
 
 FIGURES = {
     "bert-input": bert_input_figure,

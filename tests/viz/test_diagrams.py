@@ -1,6 +1,7 @@
-"""The book's architecture diagrams (coursekit.viz.diagrams, .recurrent): each renders at the
-text column's width with readable, non-colliding labels, shows what its chapter promises, wires
-its nodes as the equations say, and the chapters hold exactly what the command draws.
+"""The book's architecture diagrams (coursekit.viz.diagrams: .catalog, .embed, .recurrent): each
+renders at the text column's width with readable, non-colliding labels, shows what its chapter
+promises, wires its nodes as the equations say, and the chapters hold exactly what the command
+draws.
 """
 
 from __future__ import annotations
@@ -16,14 +17,9 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from PIL import Image
 
-from coursekit.viz.diagrams import (
-    EMBEDDED_IMAGE,
-    FIGURES,
-    figure_cells,
-    figure_data_uri,
-    main,
-)
-from coursekit.viz.drawing import (
+from coursekit.page import TEXT_COLUMN_WIDTH
+from coursekit.viz.diagrams.catalog import FIGURES
+from coursekit.viz.diagrams.drawing import (
     GRADIENT_INK,
     INK,
     ONE_MINUS,
@@ -31,11 +27,11 @@ from coursekit.viz.drawing import (
     PRODUCT,
     SMALLEST_FONT_SIZE,
     SUM,
-    TEXT_COLUMN_WIDTH,
     png_bytes,
     software_stamp,
 )
-from coursekit.viz.inspection import (
+from coursekit.viz.diagrams.embed import EMBEDDED_IMAGE, figure_cells, figure_data_uri, main
+from coursekit.viz.diagrams.inspection import (
     DrawnArrow,
     DrawnNode,
     drawn_arrows,

@@ -12,10 +12,10 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from coursekit.viz.diagrams import FIGURES
-from coursekit.viz.drawing import PALETTE, SUM
-from coursekit.viz.inspection import DrawnNode, drawn_arrows, drawn_nodes
-from coursekit.viz.transformer import POOLED_STATES, REAL_POSITIONS
+from coursekit.viz.diagrams.catalog import FIGURES
+from coursekit.viz.diagrams.drawing import PALETTE, SUM
+from coursekit.viz.diagrams.inspection import DrawnNode, drawn_arrows, drawn_nodes
+from coursekit.viz.diagrams.transformer import POOLED_STATES, REAL_POSITIONS
 
 
 @pytest.fixture(scope="module")

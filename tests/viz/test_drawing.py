@@ -1,5 +1,5 @@
-"""The diagram toolkit (coursekit.viz.drawing, .shapes, .inspection): borders, arrows from border
-to border, labels beside their lines, errors that name the fix, and SVG that repeats byte for byte.
+"""The diagram toolkit (coursekit.viz.diagrams.drawing, .shapes, .inspection): borders, arrows
+from border to border, labels beside their lines, errors that name the fix, and SVG that repeats byte for byte.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ from hypothesis import strategies as st
 from matplotlib.colors import to_rgb
 from PIL import Image
 
-from coursekit.viz.drawing import (
+from coursekit.page import TEXT_COLUMN_WIDTH
+from coursekit.viz.diagrams.drawing import (
     DIAGRAM_DPI,
     INK,
     PALETTE,
     PRODUCT,
-    TEXT_COLUMN_WIDTH,
     Diagram,
     png_bytes,
     software_stamp,
 )
-from coursekit.viz.inspection import drawn_arrows, overlapping_labels
-from coursekit.viz.shapes import Box, Operation, point_along, rounded_polyline
+from coursekit.viz.diagrams.inspection import drawn_arrows, overlapping_labels
+from coursekit.viz.diagrams.shapes import Box, Operation, point_along, rounded_polyline
 
 coordinate = st.floats(-3.0, 3.0, allow_nan=False)
 length = st.floats(0.1, 2.0, allow_nan=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from coursekit.viz.palette import MODEL_COLOURS, model_colour
+from coursekit.viz.plots.palette import MODEL_COLOURS, model_colour
 
 
 def test_known_models_and_their_variants_share_a_colour() -> None:

@@ -1,5 +1,5 @@
-"""The diagrams of Chapter 4 (coursekit.viz.seq2seq) draw what the models compute: the thought
-vector is the only path from the encoder to the decoder, Bahdanau's step scores with s_{t-1}
+"""The diagrams of Chapter 4 (coursekit.viz.diagrams.seq2seq) draw what the models compute: the
+thought vector is the only path from the encoder to the decoder, Bahdanau's step scores with s_{t-1}
 before the update and Luong's with s_t after it, the pointer network points at the inputs
 in sorted order, the soft lookup reads every value and the hard one exactly one, and the local
 weights drawn are what LocalAttention computes. (tests/viz/test_diagrams.py checks their size,
@@ -17,10 +17,10 @@ from matplotlib.text import Text
 from coursekit.generate import beam_search
 from coursekit.models.seq2seq.attention import Attention
 from coursekit.models.seq2seq.local_attention import LocalAttention
-from coursekit.viz.diagrams import FIGURES
-from coursekit.viz.drawing import INK, PALETTE
-from coursekit.viz.inspection import DrawnArrow, drawn_arrows, drawn_nodes
-from coursekit.viz.seq2seq import (
+from coursekit.viz.diagrams.catalog import FIGURES
+from coursekit.viz.diagrams.drawing import INK, PALETTE
+from coursekit.viz.diagrams.inspection import DrawnArrow, drawn_arrows, drawn_nodes
+from coursekit.viz.diagrams.seq2seq import (
     BEAM_FIRST,
     BEAM_NEXT,
     BEAM_SIZE,

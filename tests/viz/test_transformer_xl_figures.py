@@ -1,5 +1,5 @@
-"""The diagrams of Chapter 7 (coursekit.viz.transformer_xl) draw what the models compute: the
-memory lines join only the new segment to the cached one, the relative attention layer is wired
+"""The diagrams of Chapter 7 (coursekit.viz.diagrams.transformer_xl) draw what the models
+compute: the memory lines join only the new segment to the cached one, the relative attention layer is wired
 as its equations say, the relative shift's tables are what relative_shift computes, and the
 two-stream masks are the masks XLNet receives.
 """
@@ -13,9 +13,9 @@ from matplotlib.colors import to_hex
 from coursekit.models.transformer_xl.relative_position import relative_shift
 from coursekit.models.xlnet.inputs import content_stream_blocked, query_stream_blocked
 from coursekit.models.xlnet.permutation import permutation_masks
-from coursekit.viz.drawing import PALETTE
-from coursekit.viz.inspection import drawn_arrows, drawn_nodes, overlapping_labels
-from coursekit.viz.transformer_xl import (
+from coursekit.viz.diagrams.drawing import PALETTE
+from coursekit.viz.diagrams.inspection import drawn_arrows, drawn_nodes, overlapping_labels
+from coursekit.viz.diagrams.transformer_xl import (
     MEMORY_INK,
     PAD,
     SHIFT_MEMORY,

@@ -13,6 +13,7 @@ import pytest
 import torch
 from matplotlib.figure import Figure
 
+from coursekit.viz.plots.heat_map import TRANSLATION
 from coursekit.widgets import attention as explorer_module
 from coursekit.widgets.attention import DecodedExample, attention_explorer
 from coursekit.widgets.base import live_kernel, use_widgets
@@ -45,8 +46,9 @@ def test_outside_a_kernel_the_explorer_is_a_static_figure_of_every_model() -> No
 def test_the_widget_redraws_the_chosen_sentence_model_and_step(monkeypatch) -> None:
     drawn = []
 
-    def record(weights, source, output, step):
-        drawn.append((list(source), list(output), step))
+    def record(weights, output, source, step, roles, title):
+        assert roles == TRANSLATION  # Chapter 4's words: steps t over source tokens j
+        drawn.append((list(source), list(output), step, title))
         return Figure()
 
     monkeypatch.setattr(explorer_module, "plot_attention_step", record)
@@ -55,14 +57,14 @@ def test_the_widget_redraws_the_chosen_sentence_model_and_step(monkeypatch) -> N
     (sentences, models), step = box.children[0].children, box.children[1]
     assert isinstance(step, ipywidgets.IntSlider) and isinstance(box.children[2], ipywidgets.Output)
     assert [label for label, _ in sentences.options] == ["a b c", "d e"]
-    assert step.max == 1 and drawn[-1] == (["a", "b", "c"], ["x", "y"], 0)
+    assert step.max == 1 and drawn[-1] == (["a", "b", "c"], ["x", "y"], 0, "bahdanau")
     sentences.value = 1
     assert step.max == 3
     step.value = 3
-    assert drawn[-1] == (["d", "e"], ["p", "q", "r", "s"], 3)
+    assert drawn[-1] == (["d", "e"], ["p", "q", "r", "s"], 3, "bahdanau")
     models.value = "luong"  # three output tokens: the slider shrinks and the step follows
     assert step.max == 2 and step.value == 2
-    assert drawn[-1] == (["d", "e"], ["p", "q", "r"], 2)
+    assert drawn[-1] == (["d", "e"], ["p", "q", "r"], 2, "luong")
 
 
 def test_inconsistent_examples_are_rejected() -> None:

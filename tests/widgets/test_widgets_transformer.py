@@ -1,6 +1,8 @@
-"""The explorers of Chapter 5: outside a live kernel the attention-head explorer is a figure of
-every head of one layer and the positional-encoding explorer a figure of the encoding; with the
-installed ipywidgets each is a box whose controls redraw what they name.
+"""The explorers of Chapters 5 and 6: outside a live kernel the attention-head explorer is a
+figure of every head of one layer (or of every layer) and the positional-encoding explorer a
+figure of the encoding; with the installed ipywidgets each is a box whose controls redraw what
+they name. The head explorer reads Chapter 5's maps ``[layers, heads, T_q, T_k]`` and the list
+of a BERT model's attentions (Chapter 6) alike.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def test_the_head_widget_redraws_the_chosen_sentence_layer_head_and_query(monkey
         drawn.append((weights, list(key_tokens), query, title))
         return Figure()
 
-    monkeypatch.setattr(heads_module, "plot_attention_head", record)
+    monkeypatch.setattr(heads_module, "plot_attention_step", record)
     box = attention_head_explorer(SENTENCES, interactive=True)
     assert isinstance(box, ipywidgets.VBox)
     menu, (layer, head, query) = box.children[0], box.children[1].children
@@ -76,10 +78,65 @@ def test_inconsistent_head_maps_are_rejected() -> None:
         attention_head_explorer([SENTENCES[0], head_maps(["x", "y"], heads=2)])
     with pytest.raises(ValueError, match=r"\[layers, heads, T_q, T_k\]"):
         attention_head_explorer([HeadMaps(["a"], ["a"], torch.ones(1, 1))])
-    with pytest.raises(ValueError, match=r"\[heads, 2, 3\]"):
+    with pytest.raises(ValueError, match=r"\[layers, heads, 2, 3\]"):
         attention_head_explorer([HeadMaps(["a", "b"], ["a", "b", "c"], torch.ones(1, 2, 3, 2))])
     with pytest.raises(ValueError, match="layer must lie in 0 .. 1"):
         attention_head_explorer(SENTENCES, layer=2)
+
+
+BERT_TOKENS = ["[CLS]", "a", "b", "[SEP]", "c", "[SEP]"]
+
+
+def bert_attentions(layers: int = 3, heads: int = 2) -> list[torch.Tensor]:
+    """What a BERT model's ``output.attentions`` holds for one example: L tensors [A, T, T]."""
+    generator = torch.Generator().manual_seed(0)
+    size = len(BERT_TOKENS)
+    return [
+        torch.softmax(torch.randn(heads, size, size, generator=generator), -1)
+        for _ in range(layers)
+    ]
+
+
+def test_outside_a_kernel_a_bert_models_attentions_show_every_head_of_every_layer() -> None:
+    attentions = bert_attentions()
+    maps = HeadMaps.self_attention(attentions, BERT_TOKENS)
+    figure = attention_head_explorer([maps], layer=None)
+    assert isinstance(figure, Figure)
+    shown = heat_maps(figure)
+    assert [ax.get_title() for ax in shown] == [
+        f"layer {layer}, head {head}" for layer in (1, 2, 3) for head in (1, 2)
+    ]
+    torch.testing.assert_close(
+        torch.tensor(shown[5].get_images()[0].get_array().data), attentions[2][1].double()
+    )
+    assert [label.get_text() for label in shown[4].get_xticklabels()] == BERT_TOKENS
+
+
+def test_the_widget_redraws_the_chosen_head_of_a_bert_model(monkeypatch) -> None:
+    attentions = bert_attentions()
+    drawn = []
+
+    def record(weights, query_tokens, key_tokens, query, title=None):
+        drawn.append((weights, list(query_tokens), query, title))
+        return Figure()
+
+    monkeypatch.setattr(heads_module, "plot_attention_step", record)
+    box = attention_head_explorer(
+        [HeadMaps.self_attention(attentions, BERT_TOKENS)], interactive=True
+    )
+    layer, head, query = box.children[1].children
+    assert (layer.max, head.max, query.max) == (3, 2, len(BERT_TOKENS) - 1)
+    layer.value, head.value, query.value = 3, 2, 4
+    weights, tokens, chosen, title = drawn[-1]
+    assert (tokens, chosen, title) == (BERT_TOKENS, 4, "layer 3, head 2")
+    torch.testing.assert_close(torch.tensor(weights), attentions[2][1].double())
+
+
+def test_bert_attentions_of_the_wrong_shape_are_rejected_with_the_fix() -> None:
+    with pytest.raises(ValueError, match=r"\[heads, T, T\] with T = len\(tokens\) = 6"):
+        HeadMaps.self_attention([torch.rand(2, 5, 5)], BERT_TOKENS)
+    with pytest.raises(ValueError, match="one \\[heads, T, T\\] tensor per layer"):
+        HeadMaps.self_attention([], BERT_TOKENS)
 
 
 def test_outside_a_kernel_the_encoding_explorer_is_the_figure_of_the_encoding() -> None:

@@ -291,7 +291,12 @@ def _masking_case(
 def _masking_cases(rng: random.Random) -> Iterator[Case]:
     generator = torch_generator(rng)
     yield _masking_case(
-        generator, [12], 12, 0.4, "one sequence, no padding: labels are -100 where not chosen"
+        generator,
+        [12],
+        12,
+        0.4,
+        "one sequence, no padding: [CLS] and [SEP] are never chosen; labels are -100 where not "
+        "chosen",
     )
     yield _masking_case(
         generator,

@@ -150,7 +150,15 @@ MEMORY_SETTINGS = [
     (2, 3, 5, 3, 3, 8, f"mem_len=8 > 3: all 3 previous states; {NO_GRADIENT}"),
     (1, 7, 1, 2, 2, 5, "one query after the 5 MOST RECENT of 7 previous states"),
     (3, 5, 4, 4, 2, 3, "mem_len=3 of 5 previous states, a batch of 3; scores divided by sqrt(d_k)"),
-    (2, 5, 1, 3, 4, 0, f"mem_len=0 and one query, so out = h W_v: {W_IN_ORIENTATION}"),
+    (
+        2,
+        5,
+        1,
+        3,
+        4,
+        0,
+        f"mem_len=0, an empty memory, and one query, so out = h W_v: {W_IN_ORIENTATION}",
+    ),
 ]
 
 
@@ -509,7 +517,15 @@ MEASURED_SETTINGS = [
     (24, 4, 2, 2, False, f"mem_len=2 < L=4, N=2: {IN_SEGMENTS}"),
     (20, 4, 4, 2, True, f"L=4, mem_len=4, N=2; {SAME_LENGTH}"),
     (24, 6, 6, 2, True, f"L=6, mem_len=6, N=2; {SAME_LENGTH}"),
-    (32, 4, 6, 3, True, f"L=4, mem_len=6, N=3; {SAME_LENGTH}"),
+    (
+        32,
+        4,
+        6,
+        3,
+        True,
+        f"L=4, mem_len=6, N=3; {SAME_LENGTH}; some outputs move by less than 1e-4: compare them "
+        "exactly, in float64",
+    ),
 ]
 
 

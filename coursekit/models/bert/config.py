@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from coursekit.models.transformer.checks import check_positive_int, check_probability
+from coursekit.arguments import require_dropout_probability, require_positive_int
 
 SIZE_FIELDS = (
     "vocab_size",
@@ -56,11 +56,11 @@ class BertConfig:
 
     def __post_init__(self) -> None:
         for name in SIZE_FIELDS:
-            check_positive_int(name, getattr(self, name))
+            require_positive_int(name, getattr(self, name))
         for name in DROPOUT_FIELDS:
-            check_probability(name, getattr(self, name))
+            require_dropout_probability(name, getattr(self, name))
         if self.classifier_dropout is not None:
-            check_probability("classifier_dropout", self.classifier_dropout)
+            require_dropout_probability("classifier_dropout", self.classifier_dropout)
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
                 f"hidden_size={self.hidden_size} must be divisible by num_attention_heads="

@@ -39,18 +39,18 @@ def bert_embedding(
 class BertEmbeddings(nn.Module):
     """``h_0 = Dropout(LayerNorm(E_token[x] + E_segment[s] + E_position[t]))`` (Chapter 6).
 
-    Parameter names are Hugging Face's: ``word_embeddings``, ``token_type_embeddings``,
-    ``position_embeddings`` (``nn.Embedding``\\ s) and ``LayerNorm``.
+    ``token_embeddings``, ``position_embeddings`` and ``segment_embeddings`` are the three
+    tables (``nn.Embedding``\\ s), ``norm`` the LayerNorm.
     """
 
     def __init__(self, config: BertConfig) -> None:
         super().__init__()
-        self.word_embeddings = nn.Embedding(
+        self.token_embeddings = nn.Embedding(
             config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id
         )
         self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
-        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
-        self.LayerNorm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.segment_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
+        self.norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
     def forward(
@@ -63,14 +63,14 @@ class BertEmbeddings(nn.Module):
         [B, T, H]``) and ``token_type_ids [B, T]`` (all 0 when None).
         """
         if inputs_embeds is None:
-            inputs_embeds = self.word_embeddings(input_ids)
+            inputs_embeds = self.token_embeddings(input_ids)
         if token_type_ids is None:
             token_type_ids = inputs_embeds.new_zeros(inputs_embeds.shape[:2], dtype=torch.long)
         return bert_embedding(
             inputs_embeds,
             token_type_ids,
-            self.token_type_embeddings.weight,
+            self.segment_embeddings.weight,
             self.position_embeddings.weight,
-            self.LayerNorm,
+            self.norm,
             self.dropout,
         )

@@ -3,7 +3,7 @@
 Each layer is the encoder layer of Chapter 5 with the exact GELU, x * Phi(x), in the
 feed-forward network and LayerNorm eps 1e-12:
 
-    x <- LayerNorm(x + Dropout(MultiHead(x, x, x) W^O)),
+    x <- LayerNorm(x + Dropout(Concat(head_1, ..., head_A) W^O)),
     x <- LayerNorm(x + Dropout(GELU(x W_1 + b_1) W_2 + b_2)),
 
 built from the same pieces, written out as these two lines:
@@ -13,10 +13,10 @@ built from the same pieces, written out as these two lines:
 
 Why not Chapter 5's ``MultiHeadAttention``: that class keeps torch's layout, one stacked
 ``in_proj_weight`` [3H, H] for W^Q, W^K, W^V. BERT checkpoints keep three ``nn.Linear``\\ s,
-``query``, ``key`` and ``value``, and this module keeps them too, with every parameter under
-Hugging Face's name (``encoder.layer.0.attention.self.query.weight``, ...): a Hugging Face
-state dict then loads one to one, and the parity tests match every gradient by name. The
-attention itself is the shared function; only the three projections are new.
+``query``, ``key`` and ``value``, and :class:`BertSelfAttention` keeps them too. The attention
+itself is the shared function; only the three projections are new. The parts carry the book's
+names (``attention_output`` is W^O, ``feed_forward_in`` W_1, ``attention_norm`` the first
+LayerNorm); :data:`coursekit.models.bert.model.BERT_HF_NAMES` maps them to Hugging Face's.
 
 Padding reaches the attention as an additive mask, 0 for a real key and the most negative
 float for a padded one (Hugging Face's choice; the original BERT added -10000): a padded key
@@ -88,54 +88,26 @@ class BertSelfAttention(nn.Module):
         return heads.transpose(1, 2).reshape(batch_size, length, -1), weights
 
 
-class BertAttention(nn.Module):
-    """The attention sublayer's parameters under Hugging Face's names: ``self`` (the heads) and
-    ``output`` (W^O as ``dense``, its ``LayerNorm`` and ``dropout``) (Chapter 6, BERT).
-    """
-
-    def __init__(self, config: BertConfig) -> None:
-        super().__init__()
-        self.self = BertSelfAttention(config)
-        self.output = BertSublayerOutput(config.hidden_size, config)
-
-
-class BertSublayerOutput(nn.Module):
-    """The output of a sublayer, ``LayerNorm(x + Dropout(dense(...)))``: ``dense``,
-    ``LayerNorm`` and ``dropout`` under Hugging Face's names (Chapter 6, BERT).
-    """
-
-    def __init__(self, input_size: int, config: BertConfig) -> None:
-        super().__init__()
-        self.dense = nn.Linear(input_size, config.hidden_size)
-        self.LayerNorm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
-        self.dropout = nn.Dropout(config.hidden_dropout_prob)
-
-
-class BertIntermediate(nn.Module):
-    """The first layer of the feed-forward network, W_1 and b_1, as ``dense`` (Chapter 6)."""
-
-    def __init__(self, config: BertConfig) -> None:
-        super().__init__()
-        self.dense = nn.Linear(config.hidden_size, config.intermediate_size)
-
-
 class BertLayer(nn.Module):
     """One post-norm encoder layer (Chapter 6, BERT):
-
-    x <- LayerNorm(x + Dropout(MultiHead(x) W^O)),
+    x <- LayerNorm(x + Dropout(Concat(head_1, ..., head_A) W^O)),
     x <- LayerNorm(x + Dropout(GELU(x W_1 + b_1) W_2 + b_2)).
     """
 
     def __init__(self, config: BertConfig) -> None:
         super().__init__()
-        self.attention = BertAttention(config)
-        self.intermediate = BertIntermediate(config)
-        self.output = BertSublayerOutput(config.intermediate_size, config)
+        self.attention = BertSelfAttention(config)
+        self.attention_output = nn.Linear(config.hidden_size, config.hidden_size)  # W^O
+        self.attention_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.feed_forward_in = nn.Linear(config.hidden_size, config.intermediate_size)  # W_1
+        self.feed_forward_out = nn.Linear(config.intermediate_size, config.hidden_size)  # W_2
+        self.feed_forward_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
     def feed_forward(self, x: Tensor) -> Tensor:
         """``FFN(x) = GELU(x W_1 + b_1) W_2 + b_2`` with the exact GELU x * Phi(x)."""
         return position_wise_feed_forward(
-            x, self.intermediate.dense, self.output.dense, F.gelu, NO_INNER_DROPOUT
+            x, self.feed_forward_in, self.feed_forward_out, F.gelu, NO_INNER_DROPOUT
         )
 
     def forward(
@@ -143,19 +115,18 @@ class BertLayer(nn.Module):
     ) -> tuple[Tensor, Tensor | None]:
         """The layer's output ``[B, T, H]`` and, with ``need_weights``, its attention
         weights."""
-        heads, weights = self.attention.self(x, mask, need_weights)
-        attention = self.attention.output
-        x = attention.LayerNorm(x + attention.dropout(attention.dense(heads)))
-        x = self.output.LayerNorm(x + self.output.dropout(self.feed_forward(x)))
+        heads, weights = self.attention(x, mask, need_weights)
+        x = self.attention_norm(x + self.dropout(self.attention_output(heads)))
+        x = self.feed_forward_norm(x + self.dropout(self.feed_forward(x)))
         return x, weights
 
 
 class BertEncoder(nn.Module):
-    """``h_l = Layer_l(h_{l-1})`` for l = 1..L (Chapter 6, BERT); ``layer`` is the list."""
+    """``h_l = Layer_l(h_{l-1})`` for l = 1..L (Chapter 6, BERT); ``layers`` is the list."""
 
     def __init__(self, config: BertConfig) -> None:
         super().__init__()
-        self.layer = nn.ModuleList(BertLayer(config) for _ in range(config.num_hidden_layers))
+        self.layers = nn.ModuleList(BertLayer(config) for _ in range(config.num_hidden_layers))
 
     def forward(
         self, x: Tensor, mask: Tensor | None, need_weights: bool = False
@@ -164,7 +135,7 @@ class BertEncoder(nn.Module):
         weights of every layer ``[B, A, T, T]``.
         """
         hidden_states, attentions = [x], []
-        for layer in self.layer:
+        for layer in self.layers:
             x, weights = layer(x, mask, need_weights)
             hidden_states.append(x)
             if weights is not None:

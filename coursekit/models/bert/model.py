@@ -8,10 +8,12 @@ the final state of ``[CLS]`` as the representation of the whole input:
 
     h_0 = Embeddings(x, s),   h_l = Layer_l(h_{l-1}),   pooled = tanh(W h_L[CLS] + b).
 
-:class:`BertModel` is this encoder; the pretraining and fine-tuning heads are in
-:mod:`coursekit.models.bert.heads`. Every parameter has Hugging Face's name, so ``from_hf``
-copies a ``transformers`` model with ``load_state_dict``, and the models compute the same
-numbers (tested in float64, outputs and gradients).
+:class:`BertModel` is this encoder; the pretraining heads are in
+:mod:`coursekit.models.bert.heads`, the fine-tuning heads in :mod:`coursekit.models.bert.tasks`.
+The parts carry the book's names (``token_embeddings``, ``attention_output``, ``feed_forward_in``,
+``mlm``); :data:`BERT_HF_NAMES` maps each to Hugging Face's, so that ``from_hf`` copies a
+``transformers`` model and the models compute the same numbers (tested in float64, outputs and
+gradients).
 """
 
 from __future__ import annotations
@@ -21,13 +23,34 @@ from typing import Any, ClassVar, TypeVar
 import torch
 from torch import Tensor, nn
 
-from coursekit.models.bert.checks import check_bert_inputs, check_hf_model
 from coursekit.models.bert.config import BertConfig
 from coursekit.models.bert.embeddings import BertEmbeddings
 from coursekit.models.bert.encoder import BertEncoder, BertPooler, extended_attention_mask
 from coursekit.models.bert.outputs import BertModelOutput
+from coursekit.models.bert.requirements import require_bert_inputs
+from coursekit.models.twins import load_hf_weights, require_hf_class
 
 ModelT = TypeVar("ModelT", bound="BertPreTrainedModel")
+
+BERT_HF_NAMES = {
+    "token_embeddings": "word_embeddings",
+    "segment_embeddings": "token_type_embeddings",
+    "norm": "LayerNorm",
+    "layers": "layer",
+    "attention": "attention.self",
+    "attention_output": "attention.output.dense",
+    "attention_norm": "attention.output.LayerNorm",
+    "feed_forward_in": "intermediate.dense",
+    "feed_forward_out": "output.dense",
+    "feed_forward_norm": "output.LayerNorm",
+    "mlm": "cls.predictions",
+    "transform": "transform.dense",
+    "transform_norm": "transform.LayerNorm",
+    "nsp": "cls.seq_relationship",
+}
+"""Hugging Face's name of each part of our parameter names that it names otherwise, e.g.
+``bert.encoder.layers.0.feed_forward_in.weight`` -> ``bert.encoder.layer.0.intermediate.dense
+.weight`` (see :func:`coursekit.models.twins.hf_name`)."""
 
 
 class BertPreTrainedModel(nn.Module):
@@ -65,11 +88,9 @@ class BertPreTrainedModel(nn.Module):
         """A copy of a Hugging Face ``transformers`` model of the same name: same configuration
         (:meth:`BertConfig.from_hf`), weights, dtype, device and train/eval mode.
         """
-        check_hf_model(cls, hf_model)
+        require_hf_class(hf_model, cls.hf_class_name, cls.__name__)
         model = cls(BertConfig.from_hf(hf_model.config), **cls.hf_arguments(hf_model))
-        reference = next(hf_model.parameters())
-        model.to(dtype=reference.dtype, device=reference.device)
-        model.load_state_dict(hf_model.state_dict())
+        load_hf_weights(model, hf_model, BERT_HF_NAMES)
         return model.train(hf_model.training)
 
     @classmethod
@@ -83,7 +104,7 @@ class BertModel(BertPreTrainedModel):
     Layer_l(h_{l-1})`` for l = 1..L, and ``pooled = tanh(W h_L[CLS] + b)``.
 
     ``add_pooling_layer=False`` drops the pooler (the token-level heads do not use it).
-    Same parameter names and outputs as ``transformers.BertModel``.
+    Same outputs as ``transformers.BertModel``.
     """
 
     hf_class_name = "BertModel"
@@ -113,7 +134,7 @@ class BertModel(BertPreTrainedModel):
         ``token_type_ids [B, T]`` (0 when None) and ``attention_mask [B, T]`` (1 = token,
         0 = padding; None = no padding).
         """
-        check_bert_inputs(self.config, input_ids, attention_mask, token_type_ids, inputs_embeds)
+        require_bert_inputs(self.config, input_ids, attention_mask, token_type_ids, inputs_embeds)
         h_0 = self.embeddings(input_ids, token_type_ids, inputs_embeds)
         mask = (
             None if attention_mask is None else extended_attention_mask(attention_mask, h_0.dtype)
@@ -126,22 +147,3 @@ class BertModel(BertPreTrainedModel):
             hidden_states=tuple(hidden_states) if output_hidden_states else None,
             attentions=tuple(attentions) if output_attentions else None,
         )
-
-
-class BertWithHeads(BertPreTrainedModel):
-    """A :class:`BertModel` (``bert``) with task heads on top (Chapter 6, BERT): ``forward``
-    encodes the input and hands the encoder's output to :meth:`heads`.
-    """
-
-    bert: BertModel
-
-    def heads(self, encoded: BertModelOutput) -> Any:
-        """The task's outputs computed from the encoder's output."""
-        raise NotImplementedError
-
-    def forward(self, *inputs: Any, **options: Any) -> Any:
-        """The heads' outputs for the arguments of :meth:`BertModel.forward` (``input_ids``,
-        ``attention_mask``, ``token_type_ids``, ``inputs_embeds``, ``output_hidden_states``,
-        ``output_attentions``).
-        """
-        return self.heads(self.bert(*inputs, **options))

@@ -51,7 +51,7 @@ def best_span(
     score)``, each ``[B]``; ties go to the earliest start, then the earliest end. A row
     with no allowed span gets start = end = 0 and score -inf.
     """
-    check_span_arguments(start_logits, end_logits, max_answer_length, allowed)
+    require_span_arguments(start_logits, end_logits, max_answer_length, allowed)
     length = start_logits.shape[-1]
     scores = span_scores(start_logits, end_logits)
     valid = valid_spans(length, max_answer_length, allowed, start_logits.device)
@@ -61,7 +61,7 @@ def best_span(
     return index // length, index % length, score
 
 
-def check_span_arguments(
+def require_span_arguments(
     start_logits: Tensor, end_logits: Tensor, max_answer_length: int, allowed: Tensor | None
 ) -> None:
     """Start and end scores are float ``[B, T]`` of one shape; ``allowed`` is a BoolTensor of

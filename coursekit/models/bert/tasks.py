@@ -10,24 +10,24 @@ Fine-tuning adds a layer on top of the pretrained encoder and trains all paramet
   ``start_t = S . h_L[t]`` and ``end_t = E . h_L[t]``; the answer is the span i..j (j >= i)
   of highest ``start_i + end_j`` (:mod:`coursekit.models.bert.span`).
 
-Parameter names are Hugging Face's (``classifier``, ``qa_outputs``); the token-level models
-have no pooler, as in ``transformers``.
+The token-level models have no pooler, as in ``transformers``.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from torch import nn
 
 from coursekit.models.bert.config import BertConfig
-from coursekit.models.bert.model import BertModel, BertWithHeads
+from coursekit.models.bert.model import BertModel, BertPreTrainedModel
 from coursekit.models.bert.outputs import (
     BertLogitsOutput,
-    BertModelOutput,
     BertQuestionAnsweringOutput,
 )
 
 
-class BertForSequenceClassification(BertWithHeads):
+class BertForSequenceClassification(BertPreTrainedModel):
     """``logits = Dropout(pooled) W + b``, ``[B, num_labels]``: one class per input, a single
     text or a pair (Chapter 6, BERT). Equal to ``transformers.BertForSequenceClassification``
     (single-label classification).
@@ -42,13 +42,15 @@ class BertForSequenceClassification(BertWithHeads):
         self.classifier = nn.Linear(config.hidden_size, config.num_labels)
         self.init_weights()
 
-    def heads(self, encoded: BertModelOutput) -> BertLogitsOutput:
-        """The class scores from the pooled ``[CLS]`` state."""
+    def forward(self, *inputs: Any, **options: Any) -> BertLogitsOutput:
+        """The class scores from the pooled ``[CLS]`` state, for the arguments of
+        :meth:`BertModel.forward`."""
+        encoded = self.bert(*inputs, **options)
         logits = self.classifier(self.dropout(encoded.pooler_output))
         return BertLogitsOutput(logits, encoded.hidden_states, encoded.attentions)
 
 
-class BertForTokenClassification(BertWithHeads):
+class BertForTokenClassification(BertPreTrainedModel):
     """``logits_t = Dropout(h_L[t]) W + b``, ``[B, T, num_labels]``: one class per token
     (Chapter 6, BERT). No pooler. Equal to ``transformers.BertForTokenClassification``.
     """
@@ -62,13 +64,15 @@ class BertForTokenClassification(BertWithHeads):
         self.classifier = nn.Linear(config.hidden_size, config.num_labels)
         self.init_weights()
 
-    def heads(self, encoded: BertModelOutput) -> BertLogitsOutput:
-        """The class scores of every token from its final state."""
+    def forward(self, *inputs: Any, **options: Any) -> BertLogitsOutput:
+        """The class scores of every token from its final state, for the arguments of
+        :meth:`BertModel.forward`."""
+        encoded = self.bert(*inputs, **options)
         logits = self.classifier(self.dropout(encoded.last_hidden_state))
         return BertLogitsOutput(logits, encoded.hidden_states, encoded.attentions)
 
 
-class BertForQuestionAnswering(BertWithHeads):
+class BertForQuestionAnswering(BertPreTrainedModel):
     """``start_logits_t = S . h_L[t] + b_S`` and ``end_logits_t = E . h_L[t] + b_E``, the two
     rows of ``qa_outputs`` (Chapter 6, BERT). No pooler. Equal to
     ``transformers.BertForQuestionAnswering``.
@@ -82,8 +86,10 @@ class BertForQuestionAnswering(BertWithHeads):
         self.qa_outputs = nn.Linear(config.hidden_size, 2)
         self.init_weights()
 
-    def heads(self, encoded: BertModelOutput) -> BertQuestionAnsweringOutput:
-        """Start and end scores ``[B, T]`` of every token."""
+    def forward(self, *inputs: Any, **options: Any) -> BertQuestionAnsweringOutput:
+        """Start and end scores ``[B, T]`` of every token, for the arguments of
+        :meth:`BertModel.forward`."""
+        encoded = self.bert(*inputs, **options)
         start_logits, end_logits = self.qa_outputs(encoded.last_hidden_state).unbind(dim=-1)
         return BertQuestionAnsweringOutput(
             start_logits, end_logits, encoded.hidden_states, encoded.attentions

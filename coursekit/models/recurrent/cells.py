@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from coursekit.arguments import require_positive_int
 from coursekit.models.twins import TorchTwin
 
 NONLINEARITIES = {"tanh": torch.tanh, "relu": torch.relu}
@@ -121,7 +122,7 @@ def gru_step(
     return gates.update * h + (1 - gates.update) * gates.candidate
 
 
-def check_nonlinearity(nonlinearity: str) -> None:
+def require_nonlinearity(nonlinearity: str) -> None:
     """Raise a ValueError unless ``nonlinearity`` names an RNN nonlinearity."""
     if nonlinearity not in NONLINEARITIES:
         raise ValueError(f"nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
@@ -135,7 +136,7 @@ def conversion(dtype: torch.dtype) -> str:
     return f".{TENSOR_METHODS[dtype]}()" if dtype in TENSOR_METHODS else f".to({dtype})"
 
 
-def check_input_dtype(module: nn.Module, name: str, tensor: Tensor, weight: Tensor) -> None:
+def require_input_dtype(module: nn.Module, name: str, tensor: Tensor, weight: Tensor) -> None:
     """Reject an input or state ``name`` that is not floating point or whose dtype is not the
     module's (Chapters 2 and 3): the matrix products W x need both in one dtype."""
     kind = type(module).__name__
@@ -151,11 +152,10 @@ def check_input_dtype(module: nn.Module, name: str, tensor: Tensor, weight: Tens
         )
 
 
-def check_sizes(input_size: int, hidden_size: int) -> None:
+def require_sizes(input_size: int, hidden_size: int) -> None:
     """Raise a ValueError unless both sizes are positive integers."""
     for name, size in (("input_size", input_size), ("hidden_size", hidden_size)):
-        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-            raise ValueError(f"{name} must be a positive integer, got {size!r}")
+        require_positive_int(name, size)
 
 
 def register_gate_parameters(
@@ -205,7 +205,7 @@ class RecurrentCell(TorchTwin):
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True) -> None:
         super().__init__()
-        check_sizes(input_size, hidden_size)
+        require_sizes(input_size, hidden_size)
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
@@ -231,7 +231,7 @@ class RecurrentCell(TorchTwin):
                 f"{type(self).__name__} expects an input of shape [batch, {self.input_size}] or "
                 f"[{self.input_size}], got {tuple(x.shape)}"
             )
-        check_input_dtype(self, "input", x, self.weight_ih)
+        require_input_dtype(self, "input", x, self.weight_ih)
         batched = x.dim() == 2
         x = x if batched else x.unsqueeze(0)
         return F.linear(x, self.weight_ih, self.bias_ih), batched
@@ -248,7 +248,7 @@ class RecurrentCell(TorchTwin):
                 f"{type(self).__name__}: {name} must have shape {expected} for this input, "
                 f"got {tuple(state.shape)}"
             )
-        check_input_dtype(self, name, state, self.weight_hh)
+        require_input_dtype(self, name, state, self.weight_hh)
         return state if batched else state.unsqueeze(0)
 
 
@@ -269,7 +269,7 @@ class RNNCell(RecurrentCell):
     def __init__(
         self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh"
     ) -> None:
-        check_nonlinearity(nonlinearity)
+        require_nonlinearity(nonlinearity)
         super().__init__(input_size, hidden_size, bias)
         self.nonlinearity = nonlinearity
 

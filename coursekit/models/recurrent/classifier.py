@@ -14,11 +14,11 @@ import torch
 from torch import Tensor, nn
 
 from coursekit.models.recurrent.factory import recurrent_layer
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.token_ids import require_token_ids
 from coursekit.text.masks import padding_mask
 
 
-def check_lengths(lengths: Tensor | Sequence[int], tokens: Tensor) -> Tensor:
+def require_lengths(lengths: Tensor | Sequence[int], tokens: Tensor) -> Tensor:
     """The lengths as a LongTensor ``[B]`` on the tokens' device, each in ``1 .. T``."""
     lengths = torch.as_tensor(lengths, dtype=torch.long, device=tokens.device)
     batch_size, max_len = tokens.shape
@@ -70,8 +70,8 @@ class RecurrentClassifier(nn.Module):
 
     def forward(self, tokens: Tensor, lengths: Tensor | Sequence[int]) -> Tensor:
         """Logits ``[B, C]`` for ``tokens [B, T]`` padded after each text's ``lengths [B]``."""
-        check_token_ids(tokens, self.vocab_size)
-        lengths = check_lengths(lengths, tokens)
+        require_token_ids(tokens, self.vocab_size)
+        lengths = require_lengths(lengths, tokens)
         embedded = self.dropout(self.embedding(tokens))
         _, state = self.recurrent(embedded, lengths=lengths)
         final_hidden = state[0] if isinstance(state, tuple) else state  # an LSTM gives (H, C)
@@ -99,8 +99,8 @@ class BagOfWordsClassifier(nn.Module):
 
     def forward(self, tokens: Tensor, lengths: Tensor | Sequence[int]) -> Tensor:
         """Logits ``[B, C]`` for ``tokens [B, T]`` padded after each text's ``lengths [B]``."""
-        check_token_ids(tokens, self.vocab_size)
-        lengths = check_lengths(lengths, tokens)
+        require_token_ids(tokens, self.vocab_size)
+        lengths = require_lengths(lengths, tokens)
         is_word = ~padding_mask(lengths, max_len=tokens.shape[1])
         summed = (self.embedding(tokens) * is_word.unsqueeze(-1)).sum(dim=1)
         return self.output(summed / lengths.unsqueeze(-1))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from torch import nn
 
-from coursekit.models.recurrent.network import GRU, LSTM, RNN, check_dropout
+from coursekit.models.recurrent.network import GRU, LSTM, RNN, require_dropout
 
 RECURRENT_LAYERS: dict[str, type[nn.Module]] = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
 
@@ -29,11 +29,11 @@ def recurrent_layer(
     ``cell="rnn"`` gives H_t = tanh(W_ih x_t + b_ih + W_hh H_{t-1} + b_hh) (Chapter 2); ``"lstm"``
     and ``"gru"`` the gated cells of Chapter 3. ``dropout`` acts between stacked layers, so a
     single layer, which has no layer above it inside the network, gets none; its value obeys the
-    networks' rule (:func:`coursekit.models.recurrent.network.check_dropout`) either way.
+    networks' rule (:func:`coursekit.models.recurrent.network.require_dropout`) either way.
     """
     if cell not in RECURRENT_LAYERS:
         raise ValueError(f"unknown cell {cell!r}: choose one of {sorted(RECURRENT_LAYERS)}")
-    check_dropout(dropout)
+    require_dropout(dropout)
     return RECURRENT_LAYERS[cell](
         input_size,
         hidden_size,

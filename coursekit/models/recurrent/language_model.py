@@ -16,7 +16,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from coursekit.models.recurrent.factory import recurrent_layer
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.token_ids import require_token_ids
 
 RecurrentState = Tensor | tuple[Tensor, Tensor]
 """``H [L, B, H]`` (one row per layer) for an RNN or a GRU, the pair ``(H, C)`` for an LSTM."""
@@ -55,7 +55,7 @@ class RecurrentLanguageModel(nn.Module):
         ``tokens`` is ``[B, T]``; ``state`` is the one a previous call returned (``None``
         starts from h_0 = 0), so reading x_1..x_T in two calls equals reading it in one.
         """
-        check_token_ids(tokens, self.vocab_size)
+        require_token_ids(tokens, self.vocab_size)
         embedded = self.dropout(self.embedding(tokens))
         hidden, state = self.recurrent(embedded, state)
         return self.output(self.dropout(hidden)), state

@@ -21,28 +21,28 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
 
+from coursekit.arguments import require_dropout_probability, require_positive_int
 from coursekit.models.recurrent.cells import (
-    check_input_dtype,
-    check_nonlinearity,
-    check_sizes,
     gru_step,
     lstm_step,
     register_gate_parameters,
+    require_input_dtype,
+    require_nonlinearity,
+    require_sizes,
     reset_uniform,
     rnn_step,
 )
-from coursekit.models.transformer.checks import check_probability
 from coursekit.models.twins import TorchTwin
 
 State = tuple[Tensor, ...]
 HiddenState = Tensor | tuple[Tensor, Tensor]
 
 
-def check_dropout(dropout: float) -> None:
+def require_dropout(dropout: float) -> None:
     """The one rule for the dropout between stacked recurrent layers (Chapters 2 and 3): a
     probability ``p`` in [0, 1), as for every dropout of the course; ``p = 1`` would zero every
     input of the layers above."""
-    check_probability("dropout", dropout)
+    require_dropout_probability("dropout", dropout)
 
 
 def reversal_index(lengths: Tensor, total_length: int) -> Tensor:
@@ -103,10 +103,9 @@ class RecurrentNetwork(TorchTwin):
         bidirectional: bool = False,
     ) -> None:
         super().__init__()
-        check_sizes(input_size, hidden_size)
-        if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers < 1:
-            raise ValueError(f"num_layers must be a positive integer, got {num_layers!r}")
-        check_dropout(dropout)
+        require_sizes(input_size, hidden_size)
+        require_positive_int("num_layers", num_layers)
+        require_dropout(dropout)
         if dropout > 0 and num_layers == 1:
             warnings.warn(
                 "dropout acts between stacked layers, never after the last one, so it has no "
@@ -224,7 +223,7 @@ class RecurrentNetwork(TorchTwin):
                 f"{type(self).__name__} was built for input_size={self.input_size}, "
                 f"got inputs with {features} features"
             )
-        check_input_dtype(self, "input", sequences, self.layer_weights(0, 0)[0])
+        require_input_dtype(self, "input", sequences, self.layer_weights(0, 0)[0])
         initial = self.initial_state(hx, batch_size, batched, sequences)
         lengths = self.checked_lengths(lengths, batch_size, total_length, sequences.device)
         mask = None
@@ -310,7 +309,7 @@ class RecurrentNetwork(TorchTwin):
                     f"{name} must have shape (num_layers * num_directions, batch, hidden_size) "
                     f"= {shape}, got {tuple(part.shape)}"
                 )
-            check_input_dtype(self, name, part, like)
+            require_input_dtype(self, name, part, like)
         return parts if batched else tuple(part.unsqueeze(1) for part in parts)
 
     @staticmethod
@@ -361,7 +360,7 @@ class RNN(RecurrentNetwork):
         dropout: float = 0.0,
         bidirectional: bool = False,
     ) -> None:
-        check_nonlinearity(nonlinearity)
+        require_nonlinearity(nonlinearity)
         super().__init__(
             input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional
         )

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 from torch import Tensor, nn
 
-from coursekit.models.recurrent.classifier import check_lengths
+from coursekit.models.recurrent.classifier import require_lengths
 from coursekit.models.recurrent.factory import recurrent_layer
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.token_ids import require_token_ids
 
 
 class SequenceTagger(nn.Module):
@@ -43,6 +43,6 @@ class SequenceTagger(nn.Module):
 
     def forward(self, tokens: Tensor, lengths: Tensor | Sequence[int]) -> Tensor:
         """Logits ``[B, T, C]`` for ``tokens [B, T]`` padded after each sequence's ``lengths``."""
-        check_token_ids(tokens, self.vocab_size)
-        states, _ = self.recurrent(self.embedding(tokens), lengths=check_lengths(lengths, tokens))
+        require_token_ids(tokens, self.vocab_size)
+        states, _ = self.recurrent(self.embedding(tokens), lengths=require_lengths(lengths, tokens))
         return self.output(states)

@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from coursekit.models.seq2seq.checks import check_attention_inputs, check_feature_sizes
+from coursekit.models.seq2seq.requirements import require_attention_inputs, require_feature_sizes
 
 
 def masked_softmax(scores: Tensor, mask: Tensor | None) -> Tensor:
@@ -70,8 +70,8 @@ class Attention(nn.Module):
         self, query: Tensor, keys: Tensor, values: Tensor, key_padding_mask: Tensor | None
     ) -> Tensor:
         """The checked query as all steps ``[B, T, Dq]`` (T = 1 for a one-step query)."""
-        check_attention_inputs(query, keys, values, key_padding_mask)
-        check_feature_sizes(self, query.shape[-1], keys.shape[-1], keys.shape[1])
+        require_attention_inputs(query, keys, values, key_padding_mask)
+        require_feature_sizes(self, query.shape[-1], keys.shape[-1], keys.shape[1])
         return query.unsqueeze(1) if query.dim() == 2 else query
 
     def forward(

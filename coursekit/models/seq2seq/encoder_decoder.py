@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from coursekit.models.recurrent.classifier import check_lengths
+from coursekit.models.recurrent.classifier import require_lengths
 from coursekit.models.recurrent.factory import recurrent_layer
 from coursekit.models.recurrent.network import HiddenState
 from coursekit.text.masks import padding_mask
@@ -125,7 +125,7 @@ class Encoder(EmbeddedRecurrent):
         """The memory (states ``[B, S, D*H]`` and padding mask) and the final state
         ``[L*D, B, H]`` (``(h_n, c_n)`` for an LSTM) of ``src [B, S]``.
         """
-        lengths = check_lengths(lengths, src)
+        lengths = require_lengths(lengths, src)
         states, final = self.recurrent(self.dropout(self.embedding(src)), lengths=lengths)
         return EncoderMemory(states, padding_mask(lengths, max_len=src.shape[1])), final
 

@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from coursekit.arguments import require_positive_int
 from coursekit.models.seq2seq.attention import Attention, as_query_layout, masked_softmax
 
 LOCAL_MODES = ("monotonic", "predictive")
@@ -89,8 +90,7 @@ class LocalAttention(Attention):
         super().__init__()
         if mode not in LOCAL_MODES:
             raise ValueError(f"mode must be one of {LOCAL_MODES}, got {mode!r}")
-        if isinstance(half_width, bool) or not isinstance(half_width, int) or half_width < 1:
-            raise ValueError(f"half_width D must be an int >= 1, got {half_width!r}")
+        require_positive_int("half_width D", half_width)
         if mode == "predictive" and (query_size is None or hidden_size is None):
             raise ValueError(
                 "the predictive mode learns p_t = S * sigmoid(v_p^T tanh(W_p s_t)): give "

@@ -19,7 +19,7 @@ from torch import Tensor, nn
 
 from coursekit.generate.search import beam_search
 from coursekit.generate.step import DecodingStep, Hypothesis
-from coursekit.models.recurrent.classifier import check_lengths
+from coursekit.models.recurrent.classifier import require_lengths
 from coursekit.models.recurrent.network import reversal_index
 from coursekit.models.seq2seq.encoder_decoder import (
     Bridge,
@@ -28,7 +28,7 @@ from coursekit.models.seq2seq.encoder_decoder import (
     RecurrentDecoder,
     RecurrentDecoderState,
 )
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.token_ids import require_token_ids
 from coursekit.runtime import evaluating
 
 SearchState = tuple[RecurrentDecoderState, EncoderMemory]
@@ -91,8 +91,8 @@ class Seq2Seq(nn.Module):
         """The decoder's initial state and the encoder's memory, both batch first; the memory
         is in the encoder's reading order (reversed when ``reverse_source``).
         """
-        check_token_ids(src, self.encoder.vocab_size)
-        src_lengths = check_lengths(src_lengths, src)
+        require_token_ids(src, self.encoder.vocab_size)
+        src_lengths = require_lengths(src_lengths, src)
         if self.reverse_source:
             src = reverse_within_lengths(src, src_lengths)
         memory, final = self.encoder(src, src_lengths)
@@ -108,7 +108,7 @@ class Seq2Seq(nn.Module):
         """Logits ``[B, T, V]`` for ``tgt_in = <sos> y_1 .. y_{T-1}`` and the attention weights
         ``[B, T, S]`` over the source in its original order (None without attention).
         """
-        check_token_ids(tgt_in, self.decoder.vocab_size)
+        require_token_ids(tgt_in, self.decoder.vocab_size)
         if teacher_forcing is None:
             teacher_forcing = self.teacher_forcing if self.training else 1.0
         state, memory = self.encode(src, src_lengths)

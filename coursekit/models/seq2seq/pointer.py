@@ -20,11 +20,11 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from coursekit.data.records import SequencePair
-from coursekit.models.recurrent.classifier import check_lengths
+from coursekit.models.recurrent.classifier import require_lengths
 from coursekit.models.recurrent.factory import recurrent_layer
 from coursekit.models.recurrent.network import HiddenState
 from coursekit.models.seq2seq.attention import AdditiveAttention
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.token_ids import require_token_ids
 from coursekit.text.masks import padding_mask
 from coursekit.text.padding import pad_batch
 
@@ -101,8 +101,8 @@ class PointerNetwork(nn.Module):
 
     def encode(self, src: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor, Tensor, HiddenState]:
         """Embedded inputs ``[B, S, E]``, encoder states ``[B, S, H]``, padding, final state."""
-        check_token_ids(src, self.vocab_size)
-        lengths = check_lengths(lengths, src)
+        require_token_ids(src, self.vocab_size)
+        lengths = require_lengths(lengths, src)
         embedded = self.embedding(src)
         encoder_states, final = self.encoder(embedded, lengths=lengths)
         return embedded, encoder_states, padding_mask(lengths, max_len=src.shape[1]), final

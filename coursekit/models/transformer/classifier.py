@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from torch import Tensor, nn
 
-from coursekit.models.recurrent.classifier import check_lengths
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.recurrent.classifier import require_lengths
+from coursekit.models.token_ids import require_token_ids
 from coursekit.models.transformer.embedding import TransformerEmbedding
 from coursekit.models.transformer.layers import TransformerEncoderLayer
 from coursekit.models.transformer.model import TransformerEncoder
@@ -66,8 +66,8 @@ class TransformerClassifier(nn.Module):
 
     def forward(self, tokens: Tensor, lengths: Tensor | Sequence[int]) -> Tensor:
         """Logits ``[B, C]`` for ``tokens [B, T]`` padded after each text's ``lengths [B]``."""
-        check_token_ids(tokens, self.vocab_size)
-        lengths = check_lengths(lengths, tokens)
+        require_token_ids(tokens, self.vocab_size)
+        lengths = require_lengths(lengths, tokens)
         is_padding = padding_mask(lengths, max_len=tokens.shape[1])
         hidden = self.encoder(self.embedding(tokens), src_key_padding_mask=is_padding)
         pooled = hidden.masked_fill(is_padding.unsqueeze(-1), -math.inf).amax(dim=1)

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from coursekit.models.transformer.checks import check_positive_int, check_probability
+from coursekit.arguments import require_dropout_probability, require_positive_int
 from coursekit.models.transformer.positional_encoding import positional_encoding
 
 
@@ -32,8 +32,8 @@ class TokenEmbedding(nn.Module):
 
     def __init__(self, vocab_size: int, d_model: int, padding_idx: int | None = None) -> None:
         super().__init__()
-        check_positive_int("vocab_size", vocab_size)
-        check_positive_int("d_model", d_model)
+        require_positive_int("vocab_size", vocab_size)
+        require_positive_int("d_model", d_model)
         self.vocab_size, self.d_model, self.padding_idx = vocab_size, d_model, padding_idx
         self.weight = nn.Parameter(torch.empty(vocab_size, d_model))
         nn.init.normal_(self.weight, std=d_model**-0.5)
@@ -68,7 +68,7 @@ class TransformerEmbedding(nn.Module):
         padding_idx: int | None = None,
     ) -> None:
         super().__init__()
-        check_probability("dropout", dropout)
+        require_dropout_probability("dropout", dropout)
         self.token = TokenEmbedding(vocab_size, d_model, padding_idx)
         self.position = positional_encoding(positional, d_model, max_len)
         self.dropout = nn.Dropout(dropout)

@@ -16,13 +16,13 @@ from collections.abc import Callable
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from coursekit.models.transformer.checks import check_positive_int, check_probability
+from coursekit.arguments import require_dropout_probability, require_positive_int
 
 ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {"relu": F.relu, "gelu": F.gelu}
 """The activations by name: max(0, x), and the exact GELU x * Phi(x) (Phi the normal CDF)."""
 
 
-def check_activation(activation: str) -> Callable[[Tensor], Tensor]:
+def require_activation(activation: str) -> Callable[[Tensor], Tensor]:
     """The activation function named ``activation`` ("relu" or "gelu") (Chapter 5)."""
     if activation not in ACTIVATIONS:
         raise ValueError(
@@ -77,11 +77,11 @@ class PositionwiseFeedForward(nn.Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        check_positive_int("d_model", d_model)
-        check_positive_int("dim_feedforward", dim_feedforward)
-        check_probability("dropout", dropout)
+        require_positive_int("d_model", d_model)
+        require_positive_int("dim_feedforward", dim_feedforward)
+        require_dropout_probability("dropout", dropout)
         self.activation_name = activation
-        self.activation = check_activation(activation)
+        self.activation = require_activation(activation)
         self.linear1 = nn.Linear(d_model, dim_feedforward, bias=bias)
         self.dropout = nn.Dropout(dropout)
         self.linear2 = nn.Linear(dim_feedforward, d_model, bias=bias)

@@ -55,7 +55,7 @@ def incremental_causal_mask(
     return causal_mask(new_length, device, key_length=past_length + new_length, offset=past_length)
 
 
-def check_cache(cache: KeyValueCache | None, num_layers: int, batch_size: int) -> None:
+def require_cache(cache: KeyValueCache | None, num_layers: int, batch_size: int) -> None:
     """Reject a cache that does not hold one ``(keys, values)`` pair per layer for this batch.
     Explained in Chapter 5, Transformers.
     """

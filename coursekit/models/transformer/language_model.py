@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.token_ids import require_token_ids
 from coursekit.models.transformer.embedding import TransformerEmbedding
-from coursekit.models.transformer.kv_cache import KeyValueCache, cache_length, check_cache
+from coursekit.models.transformer.kv_cache import KeyValueCache, cache_length, require_cache
 from coursekit.models.transformer.layer_norm import LayerNorm
 from coursekit.models.transformer.layers import TransformerEncoderLayer
 from coursekit.models.transformer.model import TransformerEncoder
-from coursekit.models.transformer.positional_encoding import check_positions_fit
+from coursekit.models.transformer.positional_encoding import require_positions_fit
 
 
 class TransformerLanguageModel(nn.Module):
@@ -77,9 +77,9 @@ class TransformerLanguageModel(nn.Module):
         ``state`` is the cache a previous call returned (None: start of the text); the new
         tokens take positions P .. P + T - 1 after the P cached ones.
         """
-        check_token_ids(tokens, self.vocab_size)
-        check_cache(state, self.num_layers, tokens.shape[0])
+        require_token_ids(tokens, self.vocab_size)
+        require_cache(state, self.num_layers, tokens.shape[0])
         past_length = cache_length(state)
-        check_positions_fit(past_length, tokens.shape[1], self.max_len)
+        require_positions_fit(past_length, tokens.shape[1], self.max_len)
         hidden, state = self.blocks.forward_with_cache(self.embedding(tokens, past_length), state)
         return self.output(hidden), state

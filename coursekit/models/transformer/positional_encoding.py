@@ -22,16 +22,16 @@ import math
 import torch
 from torch import Tensor, nn
 
-from coursekit.models.transformer.checks import check_positive_int
+from coursekit.arguments import require_positive_int
 
 LAYOUTS = ("interleaved", "concatenated")
 
 
-def check_encoding_arguments(d_model: int, layout: str, base: float) -> None:
+def require_encoding_arguments(d_model: int, layout: str, base: float) -> None:
     """An even ``d_model`` (sines and cosines come in pairs), a known layout, a base > 1.
     Explained in Chapter 5, Transformers.
     """
-    check_positive_int("d_model", d_model)
+    require_positive_int("d_model", d_model)
     if d_model % 2:
         raise ValueError(
             f"d_model must be even for sinusoidal encodings (a sine and a cosine per "
@@ -81,7 +81,7 @@ def sinusoidal_positional_encoding(
     Returns ``[num_positions, d_model]`` for positions ``offset .. offset + num_positions - 1``
     (``layout="concatenated"``: the sines in the first half, the cosines in the second) (Chapter 5).
     """
-    check_encoding_arguments(d_model, layout, base)
+    require_encoding_arguments(d_model, layout, base)
     dtype = torch.get_default_dtype() if dtype is None else dtype
     positions = torch.arange(offset, offset + num_positions, dtype=dtype, device=device)
     angles = positions.unsqueeze(1) * sinusoid_frequencies(d_model, base, dtype, device)
@@ -110,7 +110,7 @@ def positional_shift_matrix(
     M_k depends on k but not on pos: a shift in position is a linear map of the encoding.
     Explained in Chapter 5, Transformers.
     """
-    check_encoding_arguments(d_model, layout, base)
+    require_encoding_arguments(d_model, layout, base)
     angles = k * sinusoid_frequencies(d_model, base, dtype)
     sine, cosine = sine_cosine_indices(d_model, layout)
     shift = torch.zeros(d_model, d_model, dtype=dtype)
@@ -121,7 +121,7 @@ def positional_shift_matrix(
     return shift
 
 
-def check_positions_fit(offset: int, length: int, max_len: int) -> None:
+def require_positions_fit(offset: int, length: int, max_len: int) -> None:
     """Positions ``offset .. offset + length - 1`` must be below ``max_len`` (Chapter 5)."""
     if offset < 0 or offset + length > max_len:
         raise ValueError(
@@ -142,7 +142,7 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, layout: str = "interleaved", base: float = 10000.0) -> None:
         super().__init__()
-        check_encoding_arguments(d_model, layout, base)
+        require_encoding_arguments(d_model, layout, base)
         self.d_model, self.layout, self.base = d_model, layout, float(base)
 
     def extra_repr(self) -> str:
@@ -166,8 +166,8 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def __init__(self, max_len: int, d_model: int) -> None:
         super().__init__()
-        check_positive_int("max_len", max_len)
-        check_positive_int("d_model", d_model)
+        require_positive_int("max_len", max_len)
+        require_positive_int("d_model", d_model)
         self.max_len = max_len
         self.weight = nn.Parameter(torch.randn(max_len, d_model))
 
@@ -176,7 +176,7 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:
         """``x + P[offset .. offset + T - 1]`` for ``x [..., T, d_model]``."""
-        check_positions_fit(offset, x.shape[-2], self.max_len)
+        require_positions_fit(offset, x.shape[-2], self.max_len)
         return x + self.weight[offset : offset + x.shape[-2]]
 
 

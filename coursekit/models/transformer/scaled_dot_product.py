@@ -18,12 +18,12 @@ since torch 2.5 (older versions give NaN).
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from coursekit.arguments import is_number, require_dropout_probability
 from coursekit.text.masks import causal_mask
 
 
@@ -90,7 +90,7 @@ def scaled_dot_product_attention(
     pass 0 in evaluation. Returns the output ``[..., L, E_v]``, and with ``need_weights=True``
     the pair ``(output, weights [..., L, S])``.
     """
-    mask = check_attention_arguments(query, key, value, attn_mask, dropout_p, is_causal, scale)
+    mask = require_attention_arguments(query, key, value, attn_mask, dropout_p, is_causal, scale)
     if is_causal:
         mask = causal_allowed(query.shape[-2], key.shape[-2], device=query.device)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
@@ -98,7 +98,7 @@ def scaled_dot_product_attention(
     return (output, weights) if need_weights else output
 
 
-def check_attention_arguments(
+def require_attention_arguments(
     query: Tensor,
     key: Tensor,
     value: Tensor,
@@ -107,7 +107,7 @@ def check_attention_arguments(
     is_causal: bool,
     scale: float | None,
 ) -> Tensor | None:
-    """Check the arguments of :func:`scaled_dot_product_attention`; returns the mask, a float
+    """Require valid arguments of :func:`scaled_dot_product_attention`; returns the mask, a float
     mask cast to the dtype of ``query`` (Chapter 5).
     """
     for name, tensor in (("query", query), ("key", key), ("value", value)):
@@ -138,9 +138,8 @@ def check_attention_arguments(
             f"the batch dimensions of query {tuple(query.shape)}, key {tuple(key.shape)} and "
             f"value {tuple(value.shape)} do not broadcast"
         ) from None
-    if not 0.0 <= dropout_p < 1.0:
-        raise ValueError(f"dropout_p is a probability in [0, 1), got {dropout_p}")
-    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, Real)):
+    require_dropout_probability("dropout_p", dropout_p)
+    if scale is not None and not is_number(scale):
         raise TypeError(f"scale must be a number (or None for 1/sqrt(d_k)), got {scale!r}")
     if attn_mask is None:
         return None

@@ -23,12 +23,12 @@ import torch
 from torch import Tensor, nn
 
 from coursekit.generate import DecodingStep, Hypothesis, greedy_decode
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.token_ids import require_token_ids
 from coursekit.models.transformer.embedding import TransformerEmbedding
 from coursekit.models.transformer.kv_cache import KeyValueCache, cache_length, empty_cache
 from coursekit.models.transformer.layers import TransformerDecoderLayer
 from coursekit.models.transformer.model import Transformer
-from coursekit.models.transformer.positional_encoding import check_positions_fit
+from coursekit.models.transformer.positional_encoding import require_positions_fit
 from coursekit.runtime import evaluating
 from coursekit.text.masks import causal_mask
 
@@ -91,8 +91,8 @@ class Seq2SeqTransformer(nn.Module):
 
     def encode(self, src: Tensor) -> DecoderState:
         """Read the source ``[B, S]``; returns the decoder state before the first step."""
-        check_token_ids(src, self.src_vocab_size)
-        check_positions_fit(0, src.shape[1], self.max_len)
+        require_token_ids(src, self.src_vocab_size)
+        require_positions_fit(0, src.shape[1], self.max_len)
         padding = src == self.pad_index
         memory = self.transformer.encoder(self.src_embedding(src), src_key_padding_mask=padding)
         first_layer = cast(TransformerDecoderLayer, self.transformer.decoder.layers[0]).self_attn
@@ -104,9 +104,9 @@ class Seq2SeqTransformer(nn.Module):
 
     def forward(self, src: Tensor, tgt: Tensor) -> Tensor:
         """Logits ``[B, T, V_tgt]`` of every next target token (teacher forcing)."""
-        check_token_ids(src, self.src_vocab_size)
-        check_token_ids(tgt, self.tgt_vocab_size)
-        check_positions_fit(0, max(src.shape[1], tgt.shape[1]), self.max_len)
+        require_token_ids(src, self.src_vocab_size)
+        require_token_ids(tgt, self.tgt_vocab_size)
+        require_positions_fit(0, max(src.shape[1], tgt.shape[1]), self.max_len)
         padding = src == self.pad_index
         hidden = self.transformer(
             self.src_embedding(src), self.tgt_embedding(tgt),
@@ -119,9 +119,9 @@ class Seq2SeqTransformer(nn.Module):
         """Read the last token ``[N]`` of each hypothesis; returns ``log P(y_{t+1} | y_1..y_t, x)``
         ``[N, V_tgt]`` and the new state (the cache grown by one position).
         """
-        check_token_ids(tokens.unsqueeze(1), self.tgt_vocab_size)
+        require_token_ids(tokens.unsqueeze(1), self.tgt_vocab_size)
         position = cache_length(state.cache)
-        check_positions_fit(position, 1, self.max_len)
+        require_positions_fit(position, 1, self.max_len)
         embedded = self.tgt_embedding(tokens.unsqueeze(1), offset=position)
         hidden, cache = self.transformer.decoder.forward_with_cache(
             embedded, state.memory, state.cache, state.memory_key_padding_mask

@@ -45,7 +45,7 @@ def memory_length(mems: Mems | None) -> int:
     return 0 if mems is None else mems[0].shape[1]
 
 
-def check_mems(mems: Mems | None, num_layers: int, batch_size: int, d_model: int) -> None:
+def require_mems(mems: Mems | None, num_layers: int, batch_size: int, d_model: int) -> None:
     """Reject memories that are not one ``[B, M, d_model]`` tensor per layer, all of one length
     M, for this batch (Chapter 7).
     """

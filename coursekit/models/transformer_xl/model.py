@@ -32,16 +32,25 @@ from typing import Any, NamedTuple, cast
 import torch
 from torch import Tensor, nn
 
-from coursekit.models.token_checks import check_token_ids
-from coursekit.models.transformer.checks import check_positive_int, check_probability
+from coursekit.arguments import (
+    require_dropout_probability,
+    require_non_negative_int,
+    require_positive_int,
+)
+from coursekit.models.token_ids import require_token_ids
 from coursekit.models.transformer.embedding import TokenEmbedding
-from coursekit.models.transformer.positional_encoding import check_encoding_arguments
+from coursekit.models.transformer.positional_encoding import require_encoding_arguments
 from coursekit.models.transformer_xl.layers import (
     TRANSFO_XL_HF_NAMES,
     TransfoXLLayer,
     transformer_xl_mask,
 )
-from coursekit.models.transformer_xl.memory import Mems, append_to_memory, check_mems, memory_length
+from coursekit.models.transformer_xl.memory import (
+    Mems,
+    append_to_memory,
+    memory_length,
+    require_mems,
+)
 from coursekit.models.transformer_xl.relative_attention import (
     RelativeMultiHeadAttention,
     RelativeScoreTerms,
@@ -51,7 +60,7 @@ from coursekit.models.transformer_xl.relative_position import (
     relative_distances,
     relative_position_encoding,
 )
-from coursekit.models.twins import check_hf_class, load_hf_weights
+from coursekit.models.twins import load_hf_weights, require_hf_class
 
 HF_NAMES = {
     **TRANSFO_XL_HF_NAMES,
@@ -81,18 +90,16 @@ class TransfoXLLMHeadModelOutput(NamedTuple):
     mems: Mems | None
 
 
-def check_transfo_xl_arguments(arguments: Mapping[str, Any]) -> None:
+def require_transfo_xl_arguments(arguments: Mapping[str, Any]) -> None:
     """Positive sizes, an even ``d_model``, dropout probabilities, ``mem_len >= 0``, and a
     memory for ``same_length`` (Chapter 7).
     """
     for name in ("vocab_size", "d_model", "n_head", "d_head", "d_inner", "n_layer"):
-        check_positive_int(name, arguments[name])
-    check_encoding_arguments(arguments["d_model"], "concatenated", 10000.0)
-    check_probability("dropout", arguments["dropout"])
-    check_probability("dropatt", arguments["dropatt"])
-    mem_len = arguments["mem_len"]
-    if isinstance(mem_len, bool) or not isinstance(mem_len, int) or mem_len < 0:
-        raise ValueError(f"mem_len must be an integer >= 0 (0: no memory), got {mem_len!r}")
+        require_positive_int(name, arguments[name])
+    require_encoding_arguments(arguments["d_model"], "concatenated", 10000.0)
+    require_dropout_probability("dropout", arguments["dropout"])
+    require_dropout_probability("dropatt", arguments["dropatt"])
+    mem_len = require_non_negative_int("mem_len", arguments["mem_len"])
     if arguments["same_length"] and mem_len == 0:
         raise ValueError(
             "same_length=True lets every query see its mem_len most recent keys, so it needs "
@@ -146,7 +153,7 @@ class TransfoXLModel(nn.Module):
         untie_r: bool = True,
         layer_norm_epsilon: float = 1e-5,
     ) -> None:
-        check_transfo_xl_arguments(locals())
+        require_transfo_xl_arguments(locals())
         super().__init__()
         self.vocab_size, self.d_model, self.n_layer = vocab_size, d_model, n_layer
         self.mem_len, self.clamp_len, self.same_length = mem_len, clamp_len, same_length
@@ -164,7 +171,7 @@ class TransfoXLModel(nn.Module):
     @classmethod
     def from_hf(cls, hf_model: nn.Module) -> TransfoXLModel:
         """A copy of Hugging Face's ``TransfoXLModel``: configuration, weights, dtype, device."""
-        check_hf_class(hf_model, "TransfoXLModel", cls.__name__)
+        require_hf_class(hf_model, "TransfoXLModel", cls.__name__)
         model = cls(**transfo_xl_arguments(hf_model.config))
         load_hf_weights(model, hf_model, HF_NAMES)
         return model
@@ -198,8 +205,8 @@ class TransfoXLModel(nn.Module):
         """The last states ``[B, Q, d_model]`` of ``input_ids [B, Q]`` read after ``mems`` (a
         previous call's memories; None: the start of the text), and the new memories.
         """
-        check_token_ids(input_ids, self.vocab_size)
-        check_mems(mems, self.n_layer, input_ids.shape[0], self.d_model)
+        require_token_ids(input_ids, self.vocab_size)
+        require_mems(mems, self.n_layer, input_ids.shape[0], self.d_model)
         hidden, position_encoding, blocked = self.inputs(input_ids, memory_length(mems))
         layer_inputs = []
         for n, layer in enumerate(self.layers):
@@ -222,8 +229,8 @@ class TransfoXLModel(nn.Module):
         """The four terms (a)-(d) of the relative scores of layer ``layer`` (counted from 0) on
         ``input_ids`` read after ``mems``, each ``[B, heads, Q, M + Q]``, for heat maps.
         """
-        check_token_ids(input_ids, self.vocab_size)
-        check_mems(mems, self.n_layer, input_ids.shape[0], self.d_model)
+        require_token_ids(input_ids, self.vocab_size)
+        require_mems(mems, self.n_layer, input_ids.shape[0], self.d_model)
         if not 0 <= layer < self.n_layer:
             raise ValueError(f"layer must be in 0 .. {self.n_layer - 1}, got {layer}")
         hidden, position_encoding, blocked = self.inputs(input_ids, memory_length(mems))
@@ -255,7 +262,7 @@ class TransfoXLLMHeadModel(nn.Module):
         """A copy of Hugging Face's ``TransfoXLLMHeadModel`` (``cutoffs=[]``): configuration,
         weights, dtype, device.
         """
-        check_hf_class(hf_model, "TransfoXLLMHeadModel", cls.__name__)
+        require_hf_class(hf_model, "TransfoXLLMHeadModel", cls.__name__)
         config: Any = hf_model.config
         model = cls(tie_weights=config.tie_word_embeddings, **transfo_xl_arguments(config))
         load_hf_weights(model, hf_model, HF_NAMES)

@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from coursekit.models.transformer.positional_encoding import (
-    check_encoding_arguments,
+    require_encoding_arguments,
     sinusoid_frequencies,
 )
 
@@ -52,7 +52,7 @@ def relative_position_encoding(distances: Tensor, d_model: int) -> Tensor:
     """``R_k = [sin(k w_0..), cos(k w_0..)]``, ``w_i = 1 / 10000^{2i/d}``, for each distance k:
     ``[R] -> [R, d_model]``, in the dtype and on the device of ``distances`` (Chapter 7).
     """
-    check_encoding_arguments(d_model, "concatenated", 10000.0)
+    require_encoding_arguments(d_model, "concatenated", 10000.0)
     frequencies = sinusoid_frequencies(d_model, dtype=distances.dtype, device=distances.device)
     angles = distances.unsqueeze(-1) * frequencies
     return torch.cat([torch.sin(angles), torch.cos(angles)], dim=-1)

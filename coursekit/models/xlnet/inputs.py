@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from coursekit.models.token_checks import check_token_ids
+from coursekit.models.token_ids import require_token_ids
 
 
 def query_stream_blocked(
@@ -60,7 +60,7 @@ def segment_differences(token_type_ids: Tensor | None, memory_length: int) -> Te
     return token_type_ids.unsqueeze(-1) != key_types.unsqueeze(-2)
 
 
-def check_shape(
+def require_shape(
     name: str, tensor: Tensor | None, expected: tuple[int | None, ...], meaning: str
 ) -> None:
     """Reject ``tensor`` unless it is None or a tensor of shape ``expected`` (None: any size)
@@ -81,7 +81,7 @@ def check_shape(
         raise ValueError(f"{name} must be {meaning}, a tensor [{wanted}], got {received}")
 
 
-def check_xlnet_inputs(
+def require_xlnet_inputs(
     input_ids: Tensor,
     vocab_size: int,
     attention_mask: Tensor | None,
@@ -92,12 +92,12 @@ def check_xlnet_inputs(
     """Token ids ``[B, Q]`` in the vocabulary, and each optional input of the shape and kind
     Hugging Face's XLNet expects (Chapter 7).
     """
-    check_token_ids(input_ids, vocab_size)
+    require_token_ids(input_ids, vocab_size)
     batch, length = input_ids.shape
-    check_shape("attention_mask", attention_mask, (batch, length), "1 per token, 0 per padding")
-    check_shape("perm_mask", perm_mask, (batch, length, length), "1 where i may not see j")
-    check_shape("target_mapping", target_mapping, (batch, None, length), "a row per prediction")
-    check_shape("token_type_ids", token_type_ids, (batch, length), "a segment id per token")
+    require_shape("attention_mask", attention_mask, (batch, length), "1 per token, 0 per padding")
+    require_shape("perm_mask", perm_mask, (batch, length, length), "1 where i may not see j")
+    require_shape("target_mapping", target_mapping, (batch, None, length), "a row per prediction")
+    require_shape("token_type_ids", token_type_ids, (batch, length), "a segment id per token")
     if token_type_ids is not None and token_type_ids.is_floating_point():
         raise TypeError(
             f"token_type_ids must be integer segment ids, got dtype {token_type_ids.dtype}"

@@ -29,15 +29,20 @@ from typing import Any, NamedTuple
 
 from torch import Tensor, nn
 
-from coursekit.models.transformer.checks import check_positive_int, check_probability
-from coursekit.models.transformer.feed_forward import check_activation
-from coursekit.models.transformer.positional_encoding import check_encoding_arguments
-from coursekit.models.transformer_xl.memory import Mems, append_to_memory, check_mems, memory_length
+from coursekit.arguments import require_dropout_probability, require_positive_int
+from coursekit.models.transformer.feed_forward import require_activation
+from coursekit.models.transformer.positional_encoding import require_encoding_arguments
+from coursekit.models.transformer_xl.memory import (
+    Mems,
+    append_to_memory,
+    memory_length,
+    require_mems,
+)
 from coursekit.models.transformer_xl.relative_position import (
     relative_distances,
     relative_position_encoding,
 )
-from coursekit.models.twins import check_hf_class, load_hf_weights
+from coursekit.models.twins import load_hf_weights, require_hf_class
 from coursekit.models.xlnet.attention import (
     XLNET_HF_NAMES,
     LayerInputs,
@@ -45,9 +50,9 @@ from coursekit.models.xlnet.attention import (
     small_parameter,
 )
 from coursekit.models.xlnet.inputs import (
-    check_xlnet_inputs,
     content_stream_blocked,
     query_stream_blocked,
+    require_xlnet_inputs,
     segment_differences,
 )
 
@@ -79,19 +84,19 @@ class XLNetLMHeadModelOutput(NamedTuple):
     mems: Mems | None
 
 
-def check_xlnet_arguments(arguments: Mapping[str, Any]) -> None:
+def require_xlnet_arguments(arguments: Mapping[str, Any]) -> None:
     """Positive sizes, heads that split ``d_model``, a known activation, a dropout probability
     (Chapter 7).
     """
     for name in ("vocab_size", "d_model", "n_layer", "n_head", "d_inner"):
-        check_positive_int(name, arguments[name])
-    check_encoding_arguments(arguments["d_model"], "concatenated", 10000.0)
+        require_positive_int(name, arguments[name])
+    require_encoding_arguments(arguments["d_model"], "concatenated", 10000.0)
     if arguments["d_model"] % arguments["n_head"]:
         raise ValueError(
             f"d_model={arguments['d_model']} must be divisible by n_head={arguments['n_head']}"
         )
-    check_activation(arguments["ff_activation"])
-    check_probability("dropout", arguments["dropout"])
+    require_activation(arguments["ff_activation"])
+    require_dropout_probability("dropout", arguments["dropout"])
 
 
 def xlnet_arguments(config: Any) -> dict[str, Any]:
@@ -134,7 +139,7 @@ class XLNetModel(nn.Module):
         use_mems_eval: bool = True,
         use_mems_train: bool = False,
     ) -> None:
-        check_xlnet_arguments(locals())
+        require_xlnet_arguments(locals())
         super().__init__()
         self.vocab_size, self.d_model, self.n_layer = vocab_size, d_model, n_layer
         self.mem_len, self.reuse_len, self.clamp_len = mem_len, reuse_len, clamp_len
@@ -150,7 +155,7 @@ class XLNetModel(nn.Module):
     @classmethod
     def from_hf(cls, hf_model: nn.Module) -> XLNetModel:
         """A copy of Hugging Face's ``XLNetModel``: configuration, weights, dtype, device."""
-        check_hf_class(hf_model, "XLNetModel", cls.__name__)
+        require_hf_class(hf_model, "XLNetModel", cls.__name__)
         model = cls(**xlnet_arguments(hf_model.config))
         load_hf_weights(model, hf_model, HF_NAMES)
         return model
@@ -205,10 +210,10 @@ class XLNetModel(nn.Module):
         positions to predict; ``attention_mask [B, Q]``: 0 for padding; ``token_type_ids``:
         segments (see :mod:`coursekit.models.xlnet.inputs`).
         """
-        check_xlnet_inputs(
+        require_xlnet_inputs(
             input_ids, self.vocab_size, attention_mask, perm_mask, target_mapping, token_type_ids
         )
-        check_mems(mems, self.n_layer, input_ids.shape[0], self.d_model)
+        require_mems(mems, self.n_layer, input_ids.shape[0], self.d_model)
         if use_mems is None:
             use_mems = self.use_mems_train if self.training else self.use_mems_eval
         content, query_stream, inputs = self.inputs(
@@ -242,7 +247,7 @@ class XLNetLMHeadModel(nn.Module):
     @classmethod
     def from_hf(cls, hf_model: nn.Module) -> XLNetLMHeadModel:
         """A copy of Hugging Face's ``XLNetLMHeadModel``: configuration, weights, dtype, device."""
-        check_hf_class(hf_model, "XLNetLMHeadModel", cls.__name__)
+        require_hf_class(hf_model, "XLNetLMHeadModel", cls.__name__)
         config: Any = hf_model.config
         model = cls(tie_weights=config.tie_word_embeddings, **xlnet_arguments(config))
         load_hf_weights(model, hf_model, HF_NAMES)

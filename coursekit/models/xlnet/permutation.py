@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from coursekit.models.transformer.checks import check_positive_int
+from coursekit.arguments import is_int, require_positive_int
 
 
 class PermutationPrediction(NamedTuple):
@@ -42,7 +42,7 @@ def permutation_masks(
     """``perm_mask`` and ``target_mapping`` of the orders ``order [B, T]`` (a permutation of the
     positions per row) with the first ``cut`` positions of each order as context (Chapter 7).
     """
-    check_order(order, cut)
+    require_order(order, cut)
     rank = order.argsort(dim=-1)  # rank[b, i] = t where z_t = i
     is_target = rank >= cut
     after = rank.unsqueeze(-1) > rank.unsqueeze(-2)  # after[b, i, j]: i comes after j in z
@@ -76,13 +76,13 @@ def sample_permutation(
     Orders are drawn on the CPU (with ``generator``, so a seed repeats them wherever the model
     runs) and the masks moved to ``device``.
     """
-    check_positive_int("batch_size", batch_size)
-    check_positive_int("length", length)
+    require_positive_int("batch_size", batch_size)
+    require_positive_int("length", length)
     order = torch.stack([torch.randperm(length, generator=generator) for _ in range(batch_size)])
     return permutation_masks(order.to(device), cut, dtype)
 
 
-def check_order(order: Tensor, cut: int) -> None:
+def require_order(order: Tensor, cut: int) -> None:
     """Reject anything but a permutation of ``0 .. T-1`` per row, and a cut that leaves at least
     one context token (so every target sees something) and one target (Chapter 7).
     """
@@ -95,7 +95,7 @@ def check_order(order: Tensor, cut: int) -> None:
     positions = torch.arange(length, device=order.device)
     if not torch.equal(order.sort(dim=-1).values, positions.expand_as(order)):
         raise ValueError(f"each row of order must be a permutation of 0 .. {length - 1}")
-    if isinstance(cut, bool) or not isinstance(cut, int) or not 1 <= cut < length:
+    if not is_int(cut) or not 1 <= cut < length:
         raise ValueError(
             f"cut must be an integer with 1 <= cut < T = {length}: at least one context token "
             f"for the first target to see and at least one target, got {cut!r}"

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from coursekit.viz.drawing import (
+from coursekit.page import TEXT_COLUMN_WIDTH
+from coursekit.viz.diagrams.drawing import (
     CAPTION_FONT_SIZE,
     FRAME_INK,
     LABEL_FONT_SIZE,
@@ -24,7 +25,7 @@ from coursekit.viz.drawing import (
     Box,
     Diagram,
 )
-from coursekit.viz.shapes import Point
+from coursekit.viz.diagrams.shapes import Point
 
 SUBLAYER_WIDTH = 2.0
 MASK_CELL = 0.24
@@ -405,7 +406,7 @@ def decoder_only_figure() -> Figure:
     x_1..x_t under a causal mask and predicts x_{t+1}; on the right one layer of a cached
     generation step, where x_t's query attends over the cached K_past, V_past of x_1..x_{t-1}
     plus its own key and value, which are appended to the cache (K = [K_past; x_t W^K])."""
-    diagram = Diagram(7.5, 5.95)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 5.95)
     diagram.label((1.95, 5.85), r"reading $x_1, \ldots, x_t$", va="top")
     decoder_stack_column(diagram, 1.95)
     diagram.arrow((3.85, 0.1), (3.85, 5.85), head=False, color=FRAME_INK, linewidth=0.8)
@@ -500,7 +501,7 @@ def classifier_figure() -> Figure:
     """``TransformerClassifier`` (Chapter 5, §5.9): H = Encoder(Dropout(sqrt(d) E[x] + P)),
     v_k = max_{t <= n} H[t, k] over the real positions, logits = W v + b; beside it, the
     max-pooling on a small example where padding holds the largest number and is skipped."""
-    diagram = Diagram(7.5, 5.15)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 5.15)
     classifier_stack_column(diagram, 1.95)
     diagram.arrow((3.85, 0.1), (3.85, 5.05), head=False, color=FRAME_INK, linewidth=0.8)
     max_pool_example(diagram, 4.4, 3.3)

@@ -1,8 +1,7 @@
-"""Argument checks of the Transformer modules (Chapter 5, Transformers): sizes, dropout
-probabilities, and the shapes and mask types of
-:class:`coursekit.models.transformer.multihead_attention.MultiHeadAttention`. Wrong arguments are
-rejected here with a message that says what was expected, so that the modules themselves read like
-their equations.
+"""What :class:`coursekit.models.transformer.multihead_attention.MultiHeadAttention` requires
+of its arguments (Chapter 5, Transformers): sizes that the heads divide, a dropout probability,
+and the shapes and mask types of its inputs. Wrong arguments are rejected here with a message that
+says what was expected, so that the module itself reads like its equations.
 """
 
 from __future__ import annotations
@@ -12,20 +11,10 @@ from typing import Any
 import torch
 from torch import Tensor
 
-
-def check_positive_int(name: str, value: Any) -> None:
-    """Reject anything but an integer >= 1 (bools too) (Chapter 5)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+from coursekit.arguments import require_dropout_probability, require_positive_int
 
 
-def check_probability(name: str, value: Any) -> None:
-    """Reject a dropout probability outside [0, 1) (Chapter 5)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
-        raise ValueError(f"{name} is a dropout probability in [0, 1), got {value!r}")
-
-
-def check_multihead_arguments(
+def require_multihead_arguments(
     embed_dim: int, num_heads: int, dropout: float, kdim: int, vdim: int
 ) -> None:
     """Sizes are positive integers and the heads split ``embed_dim`` evenly (Chapter 5)."""
@@ -35,16 +24,16 @@ def check_multihead_arguments(
         ("kdim", kdim),
         ("vdim", vdim),
     ):
-        check_positive_int(name, value)
+        require_positive_int(name, value)
     if embed_dim % num_heads:
         raise ValueError(
             f"embed_dim={embed_dim} must be divisible by num_heads={num_heads}: each head gets "
             f"d_k = embed_dim / num_heads features"
         )
-    check_probability("dropout", dropout)
+    require_dropout_probability("dropout", dropout)
 
 
-def check_mask_dtype(name: str, mask: Tensor) -> None:
+def require_mask_dtype(name: str, mask: Tensor) -> None:
     """A mask is boolean (True = NOT allowed) or floating point (added to the scores) (Chapter 5)."""
     if mask.dtype != torch.bool and not mask.is_floating_point():
         raise TypeError(
@@ -53,7 +42,7 @@ def check_mask_dtype(name: str, mask: Tensor) -> None:
         )
 
 
-def check_multihead_inputs(
+def require_multihead_inputs(
     module: Any,
     query: Tensor,
     key: Tensor,
@@ -61,7 +50,7 @@ def check_multihead_inputs(
     key_padding_mask: Tensor | None,
     attn_mask: Tensor | None,
 ) -> bool:
-    """Check shapes and dtypes as ``torch.nn.MultiheadAttention`` expects them; returns whether
+    """Shapes and dtypes must be as ``torch.nn.MultiheadAttention`` expects them; returns whether
     the inputs are batched (3-D) rather than one unbatched sequence (2-D) (Chapter 5).
     """
     layout = "[B, L, E]" if module.batch_first else "[L, B, E]"
@@ -104,7 +93,7 @@ def check_multihead_inputs(
     batch_size = query.shape[batch_dim] if batched else 1
     query_length, key_length = query.shape[time_dim], key.shape[time_dim]
     if key_padding_mask is not None:
-        check_mask_dtype("key_padding_mask", key_padding_mask)
+        require_mask_dtype("key_padding_mask", key_padding_mask)
         expected = (batch_size, key_length) if batched else (key_length,)
         if tuple(key_padding_mask.shape) != expected:
             raise ValueError(
@@ -112,7 +101,7 @@ def check_multihead_inputs(
                 f"sequence), got {tuple(key_padding_mask.shape)}"
             )
     if attn_mask is not None:
-        check_mask_dtype("attn_mask", attn_mask)
+        require_mask_dtype("attn_mask", attn_mask)
         heads = batch_size * module.num_heads
         shapes = [(query_length, key_length), (heads, query_length, key_length)]
         if tuple(attn_mask.shape) not in shapes:

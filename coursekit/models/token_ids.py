@@ -1,4 +1,4 @@
-"""The check of the token ids every model of the course reads (Chapters 2 to 7).
+"""What every model of the course requires of the token ids it reads (Chapters 2 to 7).
 
 A model that starts with an embedding reads a batch of token ids ``[B, T]``: integers, one row
 per sequence, each id a row of the embedding table ``E``, so that ``e_t = E[x_t]``. Each kind of
@@ -15,7 +15,7 @@ from torch import Tensor
 ID_DTYPES = (torch.long, torch.int)
 
 
-def check_token_ids(tokens: Tensor, vocab_size: int) -> None:
+def require_token_ids(tokens: Tensor, vocab_size: int) -> None:
     """Reject anything but a ``[B, T]`` integer tensor of ids in ``0 .. vocab_size - 1``, with
     the fix of the case at hand (Chapters 2 to 7)."""
     if tokens.dtype not in ID_DTYPES:

@@ -1,6 +1,6 @@
-"""The argument checks of the attention modules (Chapter 4, Seq2seq and attention), kept apart
-so that the modules themselves read like their equations. Each check raises a ``ValueError``
-that names the argument, what was expected, what was received and how to fix it.
+"""What the attention modules require of their arguments (Chapter 4, Seq2seq and attention),
+kept apart so that the modules themselves read like their equations. Each requirement raises a
+``ValueError`` that names the argument, what was expected, what was received and how to fix it.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ def describe(tensor: object) -> str:
     return f"a {type(tensor).__name__}"
 
 
-def check_attention_inputs(
+def require_attention_inputs(
     query: Tensor, keys: Tensor, values: Tensor, key_padding_mask: Tensor | None
 ) -> None:
-    """Check the shapes of the attention interface: ``query [B, Dq]`` or ``[B, T, Dq]``,
+    """The shapes of the attention interface must be ``query [B, Dq]`` or ``[B, T, Dq]``,
     ``keys [B, S, Dk]``, ``values [B, S, Dv]`` of one floating dtype, ``key_padding_mask [B, S]``
     bool (True on padding) leaving at least one key per row.
     """
@@ -67,11 +67,11 @@ def check_attention_inputs(
         )
 
 
-def check_feature_sizes(
+def require_feature_sizes(
     module: nn.Module, query_features: int, key_features: int, source_length: int
 ) -> None:
-    """Check the query and key sizes (and the source length) against what ``module`` was built
-    for: its ``query_size``, ``key_size``, ``equal_sizes`` and ``max_source_length``.
+    """The query and key sizes (and the source length) must fit what ``module`` was built for:
+    its ``query_size``, ``key_size``, ``equal_sizes`` and ``max_source_length``.
     """
     name = type(module).__name__
     for argument, expected, received in (

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, LABEL_GAP, Box, Diagram
-from coursekit.viz.shapes import Point
+from coursekit.page import TEXT_COLUMN_WIDTH
+from coursekit.viz.diagrams.drawing import CAPTION_FONT_SIZE, FRAME_INK, LABEL_GAP, Box, Diagram
+from coursekit.viz.diagrams.shapes import Point
 
 INPUT_TOKENS = ("[CLS]", "my", "dog", "[SEP]", "he", "likes", "play", "##ing", "[SEP]")
 """After the BERT paper's Figure 2: two segments, the second ending in a WordPiece."""
@@ -49,7 +50,7 @@ def bert_input_figure() -> Figure:
     """BERT's input representation (Chapter 6): every token of ``[CLS] A [SEP] B [SEP]`` is the
     sum of a token embedding, a segment embedding (A or B) and a position embedding; the sum,
     normalised, is h_0 = LayerNorm(E_token + E_segment + E_position)."""
-    diagram = Diagram(7.5, 3.55)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 3.55)
     left, column = 1.55, 0.65
     xs = [left + column * (index + 0.5) for index in range(len(INPUT_TOKENS))]
     rows = {"input": 3.1, "token": 2.35, "segment": 1.55, "position": 0.75}
@@ -132,7 +133,7 @@ def bert_pretraining_figure() -> Figure:
     the final states C (of [CLS]) and T_i; next sentence prediction reads the pooled C,
     tanh(W C + b); the masked language model reads T at the masked position through
     LayerNorm(GELU(W_T T + b_T)) E^T + b, with E the token embeddings (tied)."""
-    diagram = Diagram(7.5, 6.3)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 6.3)
     left, column = 1.15, 0.7
     xs = [left + column * (index + 0.5) for index in range(len(PRETRAINING_TOKENS))]
     middle, span = (xs[0] + xs[-1]) / 2, xs[-1] - xs[0] + column - 0.06
@@ -234,7 +235,7 @@ def bert_finetuning_figure() -> Figure:
     """The four kinds of fine-tuning (Chapter 6), after the BERT paper's Figure 4: a class from
     C for a sentence pair or a single sentence, start and end scores S . T_i and E . T_j over
     the passage for span question answering, a tag from every T_i for token classification."""
-    diagram = Diagram(7.5, 6.0)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 6.0)
     for index, (title, tokens, output) in enumerate(FINE_TUNING_PANELS):
         row, col = divmod(index, 2)
         fine_tuning_panel(diagram, (0.1 + col * 3.7, 3.05 - row * 3.0), title, tokens, output)

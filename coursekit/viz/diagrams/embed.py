@@ -1,10 +1,9 @@
-"""The book's architecture diagrams, by name, and the command that writes them into the chapters.
+"""The command that writes the book's architecture diagrams into the chapters (Chapters 2 to 7).
 
 A chapter shows a diagram in a markdown cell whose metadata names it (``"figure": "rnn-cell"``)
 and whose text holds it as an embedded PNG, ``![alt text](data:image/png;base64,...)``.
-``python -m coursekit.viz.diagrams book/*.ipynb`` redraws every such image, and
-tests/viz/test_diagrams.py checks that the chapters hold what this command writes. A later
-chapter adds its figures to :data:`FIGURES`.
+``python -m coursekit.viz.diagrams book/*.ipynb`` (``make figures``) redraws every such image,
+and tests/viz/test_diagrams.py checks that the chapters hold what this command writes.
 """
 
 from __future__ import annotations
@@ -13,76 +12,12 @@ import argparse
 import base64
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from matplotlib.figure import Figure
-
-from coursekit.viz.bert import bert_finetuning_figure, bert_input_figure, bert_pretraining_figure
-from coursekit.viz.drawing import png_bytes
-from coursekit.viz.recurrent import (
-    deep_and_bidirectional_figure,
-    gru_cell_figure,
-    lstm_cell_figure,
-    rnn_cell_figure,
-    unrolled_rnn_figure,
-)
-from coursekit.viz.seq2seq import (
-    bahdanau_figure,
-    beam_search_figure,
-    encoder_decoder_figure,
-    key_value_lookup_figure,
-    local_attention_figure,
-    luong_figure,
-    pointer_figure,
-)
-from coursekit.viz.transformer import (
-    attention_masks_figure,
-    classifier_figure,
-    decoder_only_figure,
-    multi_head_figure,
-    residual_connections_figure,
-    scaled_dot_product_figure,
-    transformer_figure,
-)
-from coursekit.viz.transformer_xl import (
-    relative_attention_figure,
-    relative_shift_figure,
-    segment_recurrence_figure,
-    two_stream_figure,
-)
-
-FIGURES: dict[str, Callable[[], Figure]] = {
-    "rnn-unrolled": unrolled_rnn_figure,
-    "rnn-cell": rnn_cell_figure,
-    "lstm-cell": lstm_cell_figure,
-    "gru-cell": gru_cell_figure,
-    "deep-bidirectional-rnn": deep_and_bidirectional_figure,
-    "encoder-decoder": encoder_decoder_figure,
-    "beam-search": beam_search_figure,
-    "bahdanau-attention": bahdanau_figure,
-    "luong-attention": luong_figure,
-    "key-value-lookup": key_value_lookup_figure,
-    "local-attention": local_attention_figure,
-    "pointer-network": pointer_figure,
-    "scaled-dot-product-attention": scaled_dot_product_figure,
-    "multi-head-attention": multi_head_figure,
-    "transformer": transformer_figure,
-    "attention-masks": attention_masks_figure,
-    "residual-connections": residual_connections_figure,
-    "transformer-classifier": classifier_figure,
-    "decoder-only-lm": decoder_only_figure,
-    "segment-recurrence": segment_recurrence_figure,
-    "relative-attention": relative_attention_figure,
-    "relative-shift": relative_shift_figure,
-    "two-stream": two_stream_figure,
-    "bert-input": bert_input_figure,
-    "bert-pretraining": bert_pretraining_figure,
-    "bert-finetuning": bert_finetuning_figure,
-}
-"""Each diagram of the book: its name and the function drawing it."""
-
+from coursekit.viz.diagrams.catalog import FIGURES
+from coursekit.viz.diagrams.drawing import png_bytes
 
 FIGURE_KEY = "figure"
 """The markdown cell's metadata key that names the diagram its image shows."""
@@ -145,7 +80,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in embed_figures(path):
             print(f"{path}: {name} redrawn")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

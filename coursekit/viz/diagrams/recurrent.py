@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from coursekit.viz.drawing import (
+from coursekit.page import TEXT_COLUMN_WIDTH
+from coursekit.viz.diagrams.drawing import (
     CAPTION_FONT_SIZE,
     FRAME_INK,
     GRADIENT_INK,
@@ -23,7 +24,7 @@ from coursekit.viz.drawing import (
     Box,
     Diagram,
 )
-from coursekit.viz.shapes import Point
+from coursekit.viz.diagrams.shapes import Point
 
 STATE_SIZE = (0.5, 0.38)
 GATE_WIDTH = 1.05
@@ -57,7 +58,7 @@ def unrolled_rnn_figure() -> Figure:
     """The RNN folded (one cell and its loop) and unrolled over STEPS steps (Chapter 2):
     h_t = tanh(W_hx x_t + W_hh h_{t-1} + b_h), o_t = W_qh h_t + b_q, a loss L_t per step, the
     same weights in every column, and dL/dh_t flowing back in time (red, dashed)."""
-    diagram = Diagram(7.5, 4.05)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 4.05)
     rows = {"x": 0.62, "h": 1.62, "o": 2.5, "L": 3.3}
     kinds = {"x": "input", "h": "state", "o": "output", "L": "loss"}
     width, height = STATE_SIZE
@@ -290,7 +291,7 @@ def deep_and_bidirectional_figure() -> Figure:
     cell^(2)(H^(1)_t, H^(2)_{t-1}), the top layer's states the outputs. Bidirectional: a forward
     network reads x_1..x_T (above the inputs), a backward one x_T..x_1 (below them), and
     o_t = [H→_t; H←_t]; each direction's final state lies at its own end, H→_T and H←_1."""
-    diagram = Diagram(7.5, 3.9)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 3.9)
     low, middle, high = 0.7, 1.75, 2.8
     stacked_xs = [0.75, 1.8, 2.85]
     recurrent_columns(

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, Diagram
-from coursekit.viz.shapes import Box, Operation
-from coursekit.viz.transformer import cell_grid
+from coursekit.page import TEXT_COLUMN_WIDTH
+from coursekit.viz.diagrams.drawing import CAPTION_FONT_SIZE, FRAME_INK, Diagram
+from coursekit.viz.diagrams.shapes import Box, Operation
+from coursekit.viz.diagrams.transformer import cell_grid
 
 NODE_RADIUS = 0.085
 THIN_LINE = 0.6
@@ -88,7 +89,7 @@ def segment_recurrence_figure() -> Figure:
     """The vanilla Transformer language model, which reads each segment alone, beside
     Transformer-XL, whose new segment also attends to the cached states of the previous one,
     h~^{n-1} = [SG(h_tau^{n-1}) o h_{tau+1}^{n-1}] (Chapter 7)."""
-    diagram = Diagram(7.5, 3.45)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 3.45)
     segment_panel(diagram, 0.05, "vanilla: each segment alone", with_memory=False)
     diagram.arrow((3.72, 0.2), (3.72, 3.35), head=False, color=FRAME_INK, linewidth=0.8)
     segment_panel(diagram, 3.85, "Transformer-XL: segment + memory", with_memory=True)
@@ -182,7 +183,7 @@ def two_stream_figure() -> Figure:
     [memory, h_j : z_j <= z_i] and sees its own token; the query stream g_i attends with the same
     weights to [memory, h_j : z_j < z_i] and knows its position, not its token. On the right the
     masks of the order x_3 -> x_2 -> x_4 -> x_1."""
-    diagram = Diagram(7.5, 3.7)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 3.7)
     content_in = diagram.box((1.0, 0.5), r"$h^{(m-1)}$", "state", caption="content")
     query_in = diagram.box((2.85, 0.5), r"$g^{(m-1)}$", "output", caption="query")
     content_attention = diagram.box(
@@ -257,7 +258,7 @@ def relative_shift_figure() -> Figure:
     Q - 1 - i columns, so that entry (i, j) is the score of distance i + M - j; the entries of
     future keys (j > i + M) hold the pad or the next row's numbers, and the causal mask hides
     them."""
-    diagram = Diagram(7.5, 4.7)
+    diagram = Diagram(TEXT_COLUMN_WIDTH, 4.7)
     table, padded, reread, shifted = shift_tables(SHIFT_QUERIES, SHIFT_MEMORY)
     width, height = SHIFT_CELL
     keys = SHIFT_QUERIES + SHIFT_MEMORY

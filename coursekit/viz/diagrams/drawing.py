@@ -12,8 +12,8 @@ distance in inches mean what they say on the printed page. On it one places
 
 The palette gives one fill colour per kind (σ gates, tanh, pointwise operations, inputs, states,
 attention, masks, ...), the same in every chapter. :func:`png_bytes` renders a figure as a PNG
-that is the same, byte for byte, on every run; :mod:`coursekit.viz.inspection` reads a drawn
-figure back for the tests.
+that is the same, byte for byte, on every run; :mod:`coursekit.viz.diagrams.inspection` reads a
+drawn figure back for the tests.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from matplotlib.text import Text
 from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
-from coursekit.viz.shapes import (
+from coursekit.page import TEXT_COLUMN_WIDTH
+from coursekit.viz.diagrams.shapes import (
     Box,
     Endpoint,
     Operation,
@@ -47,8 +48,6 @@ from coursekit.viz.shapes import (
     rounded_polyline,
 )
 
-TEXT_COLUMN_WIDTH = 7.5
-"""Width of the book's text column in inches: a wider figure is shrunk, and its labels with it."""
 SMALLEST_FONT_SIZE = 10.0
 NODE_FONT_SIZE = 12.0
 LABEL_FONT_SIZE = 11.0
@@ -105,7 +104,7 @@ class Connector:
     patch: FancyArrowPatch
 
 
-def check_canvas_size(width: float, height: float) -> None:
+def require_canvas_size(width: float, height: float) -> None:
     """A diagram fits the book's text column, so that it is printed at its own size."""
     if not 0 < width <= TEXT_COLUMN_WIDTH:
         raise ValueError(
@@ -116,7 +115,7 @@ def check_canvas_size(width: float, height: float) -> None:
         raise ValueError(f"height must be positive (inches), got {height}")
 
 
-def check_font_size(fontsize: float) -> None:
+def require_font_size(fontsize: float) -> None:
     """Text stays readable in print: at least SMALLEST_FONT_SIZE points."""
     if fontsize < SMALLEST_FONT_SIZE:
         raise ValueError(
@@ -125,17 +124,17 @@ def check_font_size(fontsize: float) -> None:
         )
 
 
-def check_kind(kind: str) -> str:
+def require_kind(kind: str) -> str:
     """The fill colour of ``kind``; an unknown kind names the ones the palette has."""
     if kind not in PALETTE:
         raise ValueError(
             f"kind must be one of {sorted(PALETTE)}, got {kind!r}: add a colour to "
-            "coursekit.viz.drawing.PALETTE for a new kind of block"
+            "coursekit.viz.diagrams.drawing.PALETTE for a new kind of block"
         )
     return PALETTE[kind]
 
 
-def check_fits(text: str, needed: tuple[float, float], given: tuple[float, float]) -> None:
+def require_fits(text: str, needed: tuple[float, float], given: tuple[float, float]) -> None:
     """Text stays inside its box: the box is at least as large as the padded text."""
     if needed[0] > given[0] + 1e-9 or needed[1] > given[1] + 1e-9:
         raise ValueError(
@@ -144,7 +143,7 @@ def check_fits(text: str, needed: tuple[float, float], given: tuple[float, float
         )
 
 
-def check_route(via: Sequence[Point], bend: float) -> None:
+def require_route(via: Sequence[Point], bend: float) -> None:
     """An arrow either bends (an arc) or turns at corners (``via``), not both."""
     if via and bend:
         raise ValueError(
@@ -167,7 +166,7 @@ class Diagram:
     left corner; at most TEXT_COLUMN_WIDTH wide, so the book prints it at its own size."""
 
     def __init__(self, width: float, height: float) -> None:
-        check_canvas_size(width, height)
+        require_canvas_size(width, height)
         self.figure = Figure(figsize=(width, height), facecolor="white")
         self.canvas = FigureCanvasAgg(self.figure)
         self.axes = self.figure.add_axes((0.0, 0.0, 1.0, 1.0))
@@ -186,7 +185,7 @@ class Diagram:
         va: str = "center",
     ) -> Text:
         """Write ``text`` (mathtext between ``$``) at ``point``."""
-        check_font_size(fontsize)
+        require_font_size(fontsize)
         return self.axes.text(
             *point,
             text,
@@ -213,7 +212,7 @@ class Diagram:
         """A box filled with the colour of ``kind`` around ``text``, with an optional smaller
         ``caption`` under it (a gate's name, a block's size); sized to the text unless
         ``width``/``height`` are given (then the text must fit)."""
-        fill = check_kind(kind)
+        fill = require_kind(kind)
         lines = [self.label(center, text, fontsize=fontsize)]
         if caption:
             lines.append(self.label(center, caption, fontsize=CAPTION_FONT_SIZE))
@@ -226,7 +225,7 @@ class Diagram:
         text_width = max(size[0] for size in sizes)
         needed = (text_width + 2 * BOX_PADDING, text_height + 2 * BOX_PADDING)
         size = (float(width or needed[0]), float(height or needed[1]))
-        check_fits(text, needed, size)
+        require_fits(text, needed, size)
         self._add_node(
             FancyBboxPatch(
                 (center[0] - size[0] / 2, center[1] - size[1] / 2),
@@ -248,11 +247,11 @@ class Diagram:
     ) -> Operation:
         """A circle filled with the colour of ``kind`` around ``symbol`` (e.g. PRODUCT, SUM);
         sized to the symbol unless ``radius`` is given (then the symbol must fit)."""
-        fill = check_kind(kind)
+        fill = require_kind(kind)
         label = self.label(center, symbol, fontsize=fontsize)
         needed = math.hypot(*self.text_size(label)) / 2 + BOX_PADDING / 2
         radius = float(radius or needed)
-        check_fits(symbol, (2 * needed, 2 * needed), (2 * radius, 2 * radius))
+        require_fits(symbol, (2 * needed, 2 * needed), (2 * radius, 2 * radius))
         self._add_node(Circle(center, radius, facecolor=fill))
         return Operation(center, radius)
 
@@ -276,7 +275,7 @@ class Diagram:
         arc (``bend``, a fraction of its length; positive bends to the right of travel).
         ``label`` is written beside it on ``label_side``, ``label_at`` of the way along;
         ``head=False`` draws a plain line."""
-        check_route(via, bend)
+        require_route(via, bend)
         first_target = via[0] if via else center_of(end)
         last_source = via[-1] if via else center_of(start)
         points = (attach(start, first_target), *via, attach(end, last_source))
@@ -339,8 +338,8 @@ class Diagram:
         return extent.width / self.figure.dpi, extent.height / self.figure.dpi
 
     def _add_node(self, patch: Patch) -> None:
-        """Draw a node's outline under its text, tagged so that :mod:`coursekit.viz.inspection`
-        finds it again."""
+        """Draw a node's outline under its text, tagged so that
+        :mod:`coursekit.viz.diagrams.inspection` finds it again."""
         patch.set_edgecolor(INK)
         patch.set_linewidth(LINE_WIDTH)
         patch.set_zorder(3)

@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from coursekit.models.seq2seq.attention import masked_softmax
-from coursekit.viz.drawing import CAPTION_FONT_SIZE, FRAME_INK, INK, PALETTE, Box, Diagram
-from coursekit.viz.shapes import Point
+from coursekit.viz.diagrams.drawing import CAPTION_FONT_SIZE, FRAME_INK, INK, PALETTE, Box, Diagram
+from coursekit.viz.diagrams.shapes import Point
 
 TOKEN_SIZE = (0.92, 0.38)
 STATE_SIZE = (0.56, 0.38)

@@ -17,8 +17,8 @@ from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Patch
 from matplotlib.path import Path as CurvePath
 from matplotlib.text import Text
 
-from coursekit.viz.drawing import NODE_TAG
-from coursekit.viz.shapes import Point
+from coursekit.viz.diagrams.drawing import NODE_TAG
+from coursekit.viz.diagrams.shapes import Point
 
 TOUCH_TOLERANCE = 0.03
 """How close (inches) an arrow's end must come to a node's outline to count as touching it, plus
@@ -62,7 +62,8 @@ class DrawnArrow:
 
 
 def drawn_nodes(figure: Figure) -> list[DrawnNode]:
-    """Every box and circle that :class:`~coursekit.viz.drawing.Diagram` drew in ``figure``."""
+    """Every box and circle that :class:`~coursekit.viz.diagrams.drawing.Diagram` drew in
+    ``figure``."""
     texts = [text for text in figure.findobj(Text) if text.get_text()]
     nodes = []
     for patch in figure.findobj(Patch):

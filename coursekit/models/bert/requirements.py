@@ -1,20 +1,18 @@
-"""Argument checks of the BERT models (Chapter 6, BERT): the shapes, dtypes and ranges of
-``input_ids``, ``attention_mask``, ``token_type_ids`` and ``inputs_embeds``, and the model a
-``from_hf`` call is given. Wrong inputs are rejected here with a message that names the fix, so
+"""What the BERT models require of their arguments (Chapter 6, BERT): the shapes, dtypes and
+ranges of ``input_ids``, ``attention_mask``, ``token_type_ids`` and ``inputs_embeds``. Wrong inputs are rejected here with a message that names the fix, so
 that the models read like their equations.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
-import torch
 from torch import Tensor
 
 from coursekit.models.bert.config import BertConfig
 
 
-def check_ids(name: str, ids: Tensor, upper: int, what: str) -> None:
+def require_ids(name: str, ids: Tensor, upper: int, what: str) -> None:
     """``ids`` is an integer ``[B, T]`` tensor with values in ``0 .. upper - 1``."""
     if not isinstance(ids, Tensor) or ids.dim() != 2 or ids.is_floating_point() or ids.is_complex():
         raise ValueError(
@@ -29,7 +27,7 @@ def check_ids(name: str, ids: Tensor, upper: int, what: str) -> None:
         )
 
 
-def check_bert_inputs(
+def require_bert_inputs(
     config: BertConfig,
     input_ids: Tensor | None,
     attention_mask: Tensor | None,
@@ -43,7 +41,7 @@ def check_bert_inputs(
     if (input_ids is None) == (inputs_embeds is None):
         raise ValueError("pass exactly one of input_ids and inputs_embeds")
     if input_ids is not None:
-        check_ids("input_ids", input_ids, config.vocab_size, "the vocabulary")
+        require_ids("input_ids", input_ids, config.vocab_size, "the vocabulary")
         shape = tuple(input_ids.shape)
     else:
         inputs_embeds = cast(Tensor, inputs_embeds)
@@ -59,7 +57,7 @@ def check_bert_inputs(
             f"{config.max_position_embeddings}: truncate it (encode(..., truncation=True))"
         )
     if token_type_ids is not None:
-        check_ids("token_type_ids", token_type_ids, config.type_vocab_size, "the segments")
+        require_ids("token_type_ids", token_type_ids, config.type_vocab_size, "the segments")
     for name, tensor in (("attention_mask", attention_mask), ("token_type_ids", token_type_ids)):
         if tensor is not None and tuple(tensor.shape) != shape:
             raise ValueError(
@@ -72,14 +70,4 @@ def check_bert_inputs(
         raise ValueError(
             "attention_mask must hold 1 for real tokens and 0 for padding (the opposite of "
             "torch's key_padding_mask), got other values"
-        )
-
-
-def check_hf_model(cls: Any, hf_model: Any) -> None:
-    """``hf_model`` is the ``transformers`` class that ``cls`` copies, with its name."""
-    expected = cls.hf_class_name
-    if type(hf_model).__name__ != expected or not isinstance(hf_model, torch.nn.Module):
-        raise TypeError(
-            f"{cls.__name__}.from_hf expects a transformers.{expected}, got "
-            f"{type(hf_model).__name__}"
         )
