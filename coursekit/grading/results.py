@@ -35,7 +35,8 @@ class CaseResult:
     ``mistakes`` holds the notes of the classic mistakes whose result the answer returned
     (:class:`~coursekit.grading.questions.Mistake`), ``untold`` those this case cannot show;
     after :func:`~coursekit.grading.run.consistent_mistakes`, ``mistakes`` holds at most the one
-    mistake made on every failing test that can show it.
+    mistake made on every failing test that can show it. ``hidden`` marks a hidden test of the
+    grader, which keeps only its number and status: its inputs are never shown.
 
     See the book's Exercises page.
     """
@@ -48,11 +49,22 @@ class CaseResult:
     forbidden_call: str = ""
     mistakes: tuple[str, ...] = ()
     untold: tuple[str, ...] = ()
+    hidden: bool = False
 
     @property
     def passed(self) -> bool:
         """True when the answer matched the reference on this case."""
         return self.status == "passed"
+
+    @property
+    def label(self) -> str:
+        """``"test 3"`` or, for a hidden test, ``"hidden test 2"``."""
+        return f"{'hidden test' if self.hidden else 'test'} {self.number}"
+
+    def explained_message(self) -> str:
+        """The message followed by the hint and the classic mistake the answer made, if any."""
+        hints = [self.hint, *map(mistake_hint, self.mistakes)]
+        return self.message + "".join(f" (hint: {hint})" for hint in hints if hint)
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ import pytest
 from coursekit.grading.instructor.gradebook import (
     QuestionGrade,
     SubmissionGrade,
-    Verdict,
     feedback_markdown,
     merge_gradebooks,
     write_feedback,
     write_gradebook,
 )
+from coursekit.grading.results import CaseResult
 
 IDS = ["ch01.q1", "ch01.q2"]
 
@@ -24,9 +24,9 @@ def grade(
     student: str, first: float = 2.0, status: str = "ok", reason: str = ""
 ) -> SubmissionGrade:
     tests = (
-        Verdict("test 1", "passed", "two sentences"),
-        Verdict("test 2", "failed", "padding `id` 0", "[1]: expected 'a', got 'b'"),
-        Verdict("hidden test 1", "failed"),
+        CaseResult(1, "two sentences", "passed"),
+        CaseResult(2, "padding `id` 0", "failed", "[1]: expected 'a', got 'b'"),
+        CaseResult(1, "", "failed", hidden=True),
     )
     questions = (
         QuestionGrade("ch01.q1", "Build a vocabulary", 2, first, "", tests),
@@ -89,7 +89,7 @@ def test_feedback_lists_failures_hides_hidden_tests_and_cannot_be_formatted_by_m
 
 
 def test_a_stub_is_reported_once_not_test_by_test() -> None:
-    stub = QuestionGrade("ch01.q1", "Build", 2, 0, "", (Verdict("test 1", "not implemented"),) * 3)
+    stub = QuestionGrade("ch01.q1", "Build", 2, 0, "", (CaseResult(1, "", "not implemented"),) * 3)
     text = feedback_markdown(SubmissionGrade("amir", "amir.ipynb", "ok", "", (stub,)), "ch01")
     assert "0 / 2 points: not implemented yet." in text
     assert "test 1" not in text

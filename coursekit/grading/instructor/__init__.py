@@ -13,6 +13,10 @@ One module per step:
   question's cases and the instructor's hidden ones, and judge it with the student's engine;
 - :mod:`.worker`, :mod:`.batch`, :mod:`.gradebook`: grade a class in parallel and write the CSV
   and one feedback file per student;
+- :mod:`.archive`, :mod:`.intake`, :mod:`.lms`: read submissions as an LMS gives them (a zip,
+  Canvas's and Moodle's layouts) and write the CSV the LMS imports;
+- :mod:`.shards`: make sure every shard of a class comes back before they are merged;
+- :mod:`.autograder`: the same grading as Gradescope's autograder;
 - :mod:`.validate`, :mod:`.selfcheck`: prove that solutions get full marks, exercises zero, and
   that the student notebooks run.
 """

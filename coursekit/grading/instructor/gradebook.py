@@ -15,10 +15,12 @@ import csv
 import io
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from coursekit.grading.results import CaseResult
 
 SubmissionStatus = Literal["ok", "error", "timeout", "memory", "crashed", "invalid-notebook"]
 STATUSES: tuple[SubmissionStatus, ...] = (
@@ -31,21 +33,7 @@ STATUSES: tuple[SubmissionStatus, ...] = (
 )
 FIXED_COLUMNS_BEFORE = ("student",)
 FIXED_COLUMNS_AFTER = ("total", "status", "reason")
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One test of a question: ``label`` is ``"test 3"`` or ``"hidden test 2"``."""
-
-    label: str
-    status: str
-    description: str = ""
-    message: str = ""
-
-    @property
-    def passed(self) -> bool:
-        """True when the answer matched the reference on this test."""
-        return self.status == "passed"
+LATE_COLUMN = "late"
 
 
 @dataclass(frozen=True)
@@ -58,7 +46,7 @@ class QuestionGrade:
     points_possible: float
     points_earned: float = 0.0
     reason: str = ""
-    tests: tuple[Verdict, ...] = ()
+    tests: tuple[CaseResult, ...] = ()
 
     @property
     def not_implemented(self) -> bool:
@@ -96,7 +84,16 @@ class SubmissionGrade:
         questions = tuple(
             QuestionGrade(
                 **{key: value for key, value in question.items() if key != "tests"},
-                tests=tuple(Verdict(**test) for test in question["tests"]),
+                tests=tuple(
+                    CaseResult(
+                        **{
+                            **test,
+                            "mistakes": tuple(test["mistakes"]),
+                            "untold": tuple(test["untold"]),
+                        }
+                    )
+                    for test in question["tests"]
+                ),
             )
             for question in data["questions"]
         )
@@ -139,11 +136,19 @@ def write_csv(rows: Iterable[Sequence[str]], header: Sequence[str], path: Path) 
 
 
 def write_gradebook(
-    grades: Iterable[SubmissionGrade], question_ids: Sequence[str], path: Path
+    grades: Iterable[SubmissionGrade],
+    question_ids: Sequence[str],
+    path: Path,
+    late: Collection[str] | None = None,
 ) -> None:
-    """The class CSV: one row per student, see the module docstring."""
+    """The class CSV: one row per student, see the module docstring. With ``late`` (the students
+    whose submission an LMS marked late), a ``late`` column follows ``reason``: ``yes`` or empty."""
     rows = [csv_row(grade, question_ids) for grade in grades]
-    write_csv(rows, csv_header(question_ids), path)
+    header = csv_header(question_ids)
+    if late is not None:
+        header.append(LATE_COLUMN)
+        rows = [[*row, "yes" if row[0] in late else ""] for row in rows]
+    write_csv(rows, header, path)
 
 
 def merge_gradebooks(inputs: Sequence[Path], output: Path) -> int:
@@ -208,11 +213,18 @@ def feedback_markdown(grade: SubmissionGrade, assignment: str) -> str:
             "",
             f"## {question.question_id} {question.title}",
             "",
-            _question_summary(question),
+            question_feedback(question),
         ]
-        if not question.not_implemented:
-            lines += [_test_line(test) for test in question.tests if not test.passed]
     return "\n".join(lines) + "\n"
+
+
+def question_feedback(question: QuestionGrade) -> str:
+    """A question's feedback: its points and tests passed, then a line per failed test (hidden
+    tests by number only)."""
+    lines = [_question_summary(question)]
+    if not question.not_implemented:
+        lines += [_test_line(test) for test in question.tests if not test.passed]
+    return "\n".join(lines)
 
 
 def _question_summary(question: QuestionGrade) -> str:
@@ -227,13 +239,13 @@ def _question_summary(question: QuestionGrade) -> str:
     return f"{score}: {passed} of {len(question.tests)} tests passed."
 
 
-def _test_line(test: Verdict) -> str:
+def _test_line(test: CaseResult) -> str:
     verb = {"error": "raised an error", "not implemented": "is not implemented"}
     line = f"- {test.label} {verb.get(test.status, test.status)}"
     if test.description:
         line += f" ({_inline(test.description)})"
-    if test.message:
-        line += f": {_inline(test.message)}"
+    if test.explained_message():
+        line += f": {_inline(test.explained_message())}"
     return line
 
 

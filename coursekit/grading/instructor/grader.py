@@ -29,7 +29,6 @@ from coursekit.grading.instructor.gradebook import (
     QuestionGrade,
     SubmissionGrade,
     SubmissionStatus,
-    Verdict,
 )
 from coursekit.grading.instructor.hidden import load_hidden_cases
 from coursekit.grading.instructor.kernel import (
@@ -42,7 +41,7 @@ from coursekit.grading.instructor.kernel import (
 )
 from coursekit.grading.instructor.submissions import InvalidNotebook, Submission, read_notebook
 from coursekit.grading.questions import Case, Question, all_questions, generate_cases
-from coursekit.grading.results import mistake_hint, partial_credit
+from coursekit.grading.results import CaseResult, partial_credit
 from coursekit.grading.run import consistent_mistakes, delegation_reason, grade_case
 
 MAX_KERNEL_STARTS = 3
@@ -323,16 +322,12 @@ def _grade_question(
             for case, outcome, number in zip(cases, outcomes, numbers, strict=True)
         ]
     )
-    verdicts = []
-    for index, result in enumerate(results):
-        if index >= len(visible):
-            verdicts.append(Verdict(f"hidden test {result.number}", result.status))
-        else:
-            hints = [result.hint, *map(mistake_hint, result.mistakes)]
-            message = result.message + "".join(f" (hint: {hint})" for hint in hints if hint)
-            verdicts.append(
-                Verdict(f"test {result.number}", result.status, result.description, message)
-            )
+    verdicts = [
+        CaseResult(result.number, "", result.status, hidden=True)
+        if index >= len(visible)
+        else result
+        for index, result in enumerate(results)
+    ]
     if delegated_to is not None:
         reason = delegation_reason(name, delegated_to)
         record.note("ok", f"{question.id}: {reason}")  # the notebook ran; the answer earns 0

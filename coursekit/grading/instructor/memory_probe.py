@@ -1,7 +1,7 @@
 """Check, once before grading, that a kernel can start and load the driver under ``--memory``.
 
 A limit below what a kernel needs would otherwise mark every student ``crashed``: an
-instructor's mistake written into the gradebook. :func:`check_memory_limit` starts one sandboxed
+instructor's mistake written into the gradebook. :func:`require_memory_limit` starts one sandboxed
 kernel under the limits on an empty folder; when it cannot start, a second kernel without the
 address-space limit measures what one needs (``VmPeak``), and the error names that minimum.
 See the book's Exercises page.
@@ -29,7 +29,7 @@ SUGGESTION_FACTOR = 1.25
 SUGGESTION_STEP_MB = 256
 
 
-def check_memory_limit(limits: Limits, assignment: str) -> None:
+def require_memory_limit(limits: Limits, assignment: str) -> None:
     """Raise ``ValueError`` naming the measured minimum when a kernel cannot start and import the
     driver under ``limits.memory_mb`` MiB of address space."""
     if _starts_under(limits, assignment):

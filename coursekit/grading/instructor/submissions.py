@@ -32,11 +32,13 @@ class Submission:
     """One student's submission: ``student`` is the id for the gradebook, ``path`` the file.
 
     ``path`` is None when a student's folder holds no notebook or several; ``problem`` says which.
+    ``late`` is True when the LMS the submission came from marked it late.
     """
 
     student: str
     path: Path | None
     problem: str = ""
+    late: bool = False
 
     @property
     def source(self) -> str:
@@ -62,12 +64,17 @@ def find_submissions(paths: Sequence[Path], exclude: Sequence[Path] = ()) -> lis
             found.extend(_in_folder(path, skipped))
         else:
             found.append(Submission(student_id(path.stem), path))
-    found.sort(key=lambda submission: submission.student)
-    ids = [submission.student for submission in found]
+    return require_unique_ids(found)
+
+
+def require_unique_ids(found: Iterable[Submission]) -> list[Submission]:
+    """``found`` sorted by student id; raises ``ValueError`` naming the ids given twice."""
+    ordered = sorted(found, key=lambda submission: submission.student)
+    ids = [submission.student for submission in ordered]
     repeated = sorted({student for student in ids if ids.count(student) > 1})
     if repeated:
         raise ValueError(f"several submissions have the same student id: {', '.join(repeated)}")
-    return found
+    return ordered
 
 
 def _in_folder(folder: Path, skipped: set[Path]) -> Iterable[Submission]:
@@ -123,7 +130,7 @@ def read_notebook(path: Path, question_ids: Sequence[str]) -> nbformat.NotebookN
         raise InvalidNotebook(f"the file is not a valid Jupyter notebook ({first_line})") from None
     if not any(cell.cell_type == "code" and cell.source.strip() for cell in notebook.cells):
         raise InvalidNotebook("the notebook has no code")
-    _check_assignment(notebook, question_ids)
+    _require_assignment(notebook, question_ids)
     return notebook
 
 
@@ -138,7 +145,7 @@ def tagged_questions(notebook: nbformat.NotebookNode) -> list[str]:
     return list(found)
 
 
-def _check_assignment(notebook: nbformat.NotebookNode, question_ids: Sequence[str]) -> None:
+def _require_assignment(notebook: nbformat.NotebookNode, question_ids: Sequence[str]) -> None:
     tagged = tagged_questions(notebook)
     if tagged and not set(tagged) & set(question_ids):
         chapters = sorted({question.split(".")[0] for question in tagged})

@@ -80,7 +80,9 @@ def _full_marks(question: QuestionGrade) -> str | None:
     if question.points_earned == question.points_possible:
         return None
     failures = [
-        f"{test.label} {test.status}: {test.message}" for test in question.tests if not test.passed
+        f"{test.label} {test.status}: {test.explained_message()}"
+        for test in question.tests
+        if not test.passed
     ]
     return f"lost points ({question.reason or '; '.join(failures)})"
 
