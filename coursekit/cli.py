@@ -315,8 +315,8 @@ def _add_autograder_parser(commands: argparse._SubParsersAction) -> None:
         "autograder",
         help="build a Gradescope autograder zip for a chapter",
         description="Write the zip Gradescope's programming assignments take: setup.sh installs "
-        "this version of coursekit, run_autograder grades each submission as coursekit grade "
-        "does and writes results.json.",
+        "the coursekit that built it (pinned to its commit or version), run_autograder grades "
+        "each submission as coursekit grade does and writes results.json.",
     )
     parser.add_argument("assignment", help="the chapter to grade, e.g. ch01")
     parser.add_argument(
